@@ -1,0 +1,55 @@
+"""JAX through jax.numpy, with 64-bit types enabled (x64) or not (x32, JAX's default)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from compat.adapters import Adapter
+
+
+class JaxAdapter(Adapter):
+    name = "jax"
+    requires = "jax"
+    namespace = "jnp"
+    imports = ("import numpy as np", "import jax", "import jax.numpy as jnp")
+    CONFIGS = {"x64": {"x64": True}, "x32": {"x64": False}}
+    DEFAULT_CONFIGS = ("x64", "x32")
+
+    def context(self):
+        import jax
+
+        return jax.enable_x64(self.config["x64"])
+
+    def setup_lines(self):
+        return [f'jax.config.update("jax_enable_x64", {self.config["x64"]})']
+
+    def devices(self):
+        import jax
+
+        return [f"{d.platform}:{d.id}" for d in jax.devices()]
+
+    def from_numpy(self, array, device):
+        import jax
+        import jax.numpy as jnp
+
+        value = jnp.asarray(array)
+        return value if device is None else jax.device_put(value, self._device(device))
+
+    def _device(self, name):
+        import jax
+
+        platform, _, index = name.partition(":")
+        return jax.devices(platform)[int(index or 0)]
+
+    def array_source(self, variable, dtype):
+        return f"jnp.asarray({variable})"
+
+    def to_numpy(self, value):
+        return np.asarray(value)
+
+    def device_of(self, value):
+        devices = getattr(value, "devices", None)
+        if devices is None:
+            return None
+        (device,) = devices()
+        return f"{device.platform}:{device.id}"

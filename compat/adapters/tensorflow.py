@@ -1,0 +1,92 @@
+"""TensorFlow through tf.experimental.numpy with NumPy behaviour enabled.
+
+tnp's settings are process-wide; the adapter applies its config before each
+call, so two configs can share a process.
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+from compat.adapters import Adapter
+
+LEGACY = {"dtype_conversion_mode": "legacy", "prefer_float32": False}
+_applied: dict | None = None  # the tnp settings currently in force
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")  # keep TensorFlow's C++ start-up chatter out of reports
+
+
+class TensorflowAdapter(Adapter):
+    name = "tensorflow"
+    requires = "tensorflow"
+    namespace = "tnp"
+    imports = ("import numpy as np", "import tensorflow as tf", "import tensorflow.experimental.numpy as tnp")
+    CONFIGS = {"": LEGACY, "prefer_float32": {**LEGACY, "prefer_float32": True}}
+    DEFAULT_CONFIGS = ("",)
+    OPS = {
+        "max": "tnp.amax",
+    }
+
+    def distribution(self):
+        from importlib.metadata import PackageNotFoundError, version
+
+        for name in ("tensorflow-cpu", "tensorflow"):
+            try:
+                version(name)
+                return name
+            except PackageNotFoundError:
+                pass
+        return "tensorflow"
+
+    def setup_lines(self):
+        args = ", ".join(f"{k}={v!r}" for k, v in self.config.items())
+        return [f"tnp.experimental_enable_numpy_behavior({args})"]
+
+    def context(self):
+        global _applied
+        import contextlib
+
+        import tensorflow.experimental.numpy as tnp
+
+        if _applied != self.config:
+            tnp.experimental_enable_numpy_behavior(**self.config)
+            _applied = dict(self.config)
+        return contextlib.nullcontext()
+
+    def devices(self):
+        import tensorflow as tf
+
+        return [d.name.split("device:")[-1] for d in tf.config.list_logical_devices()]
+
+    def from_numpy(self, array, device):
+        import tensorflow as tf
+        import tensorflow.experimental.numpy as tnp
+
+        if device is None:
+            return tnp.asarray(array)
+        with tf.device(device):
+            return tnp.asarray(array)
+
+    def dtype_source(self, name):
+        return {"bool": "tnp.bool_", "bfloat16": "tf.bfloat16"}.get(name, f"tnp.{name}")
+
+    def to_numpy(self, value):
+        return value.numpy() if hasattr(value, "numpy") else np.asarray(value)
+
+    def device_of(self, value):
+        device = getattr(value, "device", None)
+        return device.split("device:")[-1] if device else None
+
+    def is_shape(self, value):
+        import tensorflow as tf
+
+        if isinstance(value, tf.TensorShape):
+            return value.is_fully_defined()
+        return super().is_shape(value)
+
+    def classify(self, error):
+        message = str(error)
+        if "Could not find device for node" in message or "registered kernels" in message.lower():
+            return "dtype"  # no kernel for these dtypes
+        return super().classify(error)

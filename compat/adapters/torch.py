@@ -1,0 +1,70 @@
+"""PyTorch through its NumPy-like functions (torch.add, torch.where, ...)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from compat import dtypes
+from compat.adapters import Adapter
+
+REDUCE_ALL = "() if axis is None else axis"  # torch reduces every dim for dim=()
+
+
+class TorchAdapter(Adapter):
+    name = "torch"
+    requires = "torch"
+    namespace = "torch"
+    imports = ("import numpy as np", "import torch")
+    OPS = {
+        "power": "torch.pow",
+        "equal": "torch.eq",
+        "not_equal": "torch.ne",
+        "less": "torch.lt",
+        "less_equal": "torch.le",
+        "greater": "torch.gt",
+        "greater_equal": "torch.ge",
+        # torch.prod reduces one dim or all of them; all of them cannot keep dims
+        "prod": "lambda x, axis=None, keepdims=False: torch.prod(x, dim=axis, keepdim=keepdims) if axis is not None "
+        "else torch.prod(x).reshape((1,) * x.ndim if keepdims else ())",
+        "max": f"lambda x, axis=None, keepdims=False: torch.amax(x, dim={REDUCE_ALL}, keepdim=keepdims)",
+        "cumsum": "lambda x, axis=None: torch.cumsum(x.flatten() if axis is None else x, dim=0 if axis is None else axis)",
+    }
+
+    def from_numpy(self, array, device):
+        if array.dtype.name == "bfloat16":  # torch cannot read ml_dtypes arrays; float32 holds bfloat16 exactly
+            return self.xp.asarray(array.astype(np.float32), device=device).to(self.xp.bfloat16)
+        return self.xp.asarray(array, device=device)
+
+    def array_source(self, variable, dtype):
+        if dtype == "bfloat16":
+            return f"torch.asarray({variable}.astype(np.float32)).to(torch.bfloat16)"
+        return f"torch.asarray({variable})"
+
+    def to_numpy(self, value):
+        value = self.xp.as_tensor(value).detach().cpu()
+        if value.dtype == self.xp.bfloat16:
+            return value.float().numpy().astype(dtypes.to_numpy("bfloat16"))
+        return value.numpy()
+
+    def device_of(self, value):
+        device = getattr(value, "device", None)
+        return None if device is None else f"{device.type}:{device.index or 0}"
+
+    def is_shape(self, value):
+        return isinstance(value, self.xp.Size) or super().is_shape(value)
+
+    def classify(self, error):
+        # torch raises RuntimeError for nearly everything; its messages say what kind
+        message = str(error).lower()
+        if isinstance(error, RuntimeError):
+            if "negative integer powers" in message:
+                return "value"
+            if "is not supported" in message or "can't be cast" in message:
+                return "dtype"
+        return super().classify(error)
+
+    @property
+    def xp(self):
+        import torch
+
+        return torch

@@ -1,0 +1,72 @@
+"""Canonical dtype names and the NumPy dtypes behind them.
+
+Every adapter reports dtypes by these names, so records, the registry and the
+report never depend on how a framework spells a dtype.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+BOOL = ("bool",)
+SIGNED = ("int8", "int16", "int32", "int64")
+UNSIGNED = ("uint8", "uint16", "uint32", "uint64")
+INTEGER = SIGNED + UNSIGNED
+REAL_FLOAT = ("float16", "bfloat16", "float32", "float64")
+COMPLEX = ("complex64", "complex128")
+FLOATING = REAL_FLOAT + COMPLEX
+ALL = BOOL + INTEGER + FLOATING
+
+
+def bfloat16():
+    """NumPy has no bfloat16; ml_dtypes provides the one JAX and TensorFlow use."""
+    try:
+        import ml_dtypes
+    except ImportError:
+        return None
+    return np.dtype(ml_dtypes.bfloat16)
+
+
+def available() -> tuple[str, ...]:
+    """The canonical dtypes NumPy can hold here (bfloat16 needs ml_dtypes)."""
+    return ALL if bfloat16() is not None else tuple(d for d in ALL if d != "bfloat16")
+
+
+def to_numpy(name: str) -> np.dtype:
+    if name == "bfloat16":
+        dtype = bfloat16()
+        if dtype is None:
+            raise LookupError("bfloat16 needs the ml_dtypes package")
+        return dtype
+    return np.dtype(name)
+
+
+def name_of(dtype) -> str:
+    """The canonical name of a NumPy dtype (or anything np.dtype accepts)."""
+    name = np.dtype(dtype).name
+    if name not in ALL:
+        raise LookupError(f"{name} is not one of compat's dtypes")
+    return name
+
+
+def is_float(name: str) -> bool:
+    return name in FLOATING
+
+
+EPS = {  # machine epsilon; a complex dtype has its component's
+    "float16": 2.0**-10,
+    "bfloat16": 2.0**-7,
+    "float32": 2.0**-23,
+    "float64": 2.0**-52,
+    "complex64": 2.0**-23,
+    "complex128": 2.0**-52,
+}
+
+
+def eps(name: str) -> float:
+    return EPS[name]
+
+
+def python_scalar_tag(value) -> str:
+    """How a Python scalar operand is named in records: py:bool, py:int, ..."""
+    return "py:" + type(value).__name__
