@@ -1,0 +1,155 @@
+"""The oracle: compares a backend's Outcome with the reference Outcome.
+
+Rules, in order:
+- error parity: one side raised and the other did not, or both raised but in
+  different categories -> ``error``; both raised in the same category -> agree;
+- the dtype must be equal -> ``dtype``;
+- the shape must be equal -> ``shape`` (values are not compared then);
+- integers and bools must be equal; floats must satisfy
+  ``|actual - expected| <= ULPS * eps * max(1, |expected|)`` componentwise,
+  where eps belongs to the less precise of the two dtypes; NaN matches NaN,
+  infinities match by sign -> ``value``. -0.0 equals 0.0 here, as in IEEE
+  comparison: the sign of a zero result depends on summation order and is no
+  promise of NumPy's API. ``exact=True`` (for copies, which must be
+  bit-exact) compares bit patterns instead.
+
+Each mismatch carries a shrink-stable signature (``expected``/``actual``: a
+dtype, an error category, or the class of the first differing value) used to
+deduplicate and to match the known-divergence registry, and a human detail.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from compat import dtypes
+from compat.adapters import Outcome, repr_scalar
+
+ULPS = 4  # allowed error in units of eps of the compared dtype
+ACCUMULATING = {"sum", "prod", "mean", "cumsum", "matmul"}  # rounding grows with the terms added
+
+
+def tolerance_ulps(op: str, arrays) -> float:
+    """ULPS, times the number of input elements for operations that accumulate
+    (their result depends on summation order, which no framework promises)."""
+    if op in ACCUMULATING:
+        return ULPS * max([1] + [a.size for a in arrays])
+    return ULPS
+
+
+@dataclass(frozen=True)
+class Mismatch:
+    kind: str  # dtype | shape | value | error
+    expected: str
+    actual: str
+    detail: str
+
+
+def compare(expected: Outcome, actual: Outcome, ulps: float = ULPS, exact: bool = False) -> list[Mismatch]:
+    if expected.raised or actual.raised:
+        return compare_errors(expected, actual)
+    found = []
+    if expected.dtype != actual.dtype:
+        found.append(Mismatch("dtype", str(expected.dtype), str(actual.dtype), f"dtype {actual.dtype}, expected {expected.dtype}"))
+    if expected.shape != actual.shape:
+        found.append(Mismatch("shape", "shape", "shape", f"shape {actual.shape}, expected {expected.shape}"))
+        return found
+    if expected.values is not None and actual.values is not None:
+        value = compare_bits(expected.values, actual.values) if exact else compare_values(expected.values, actual.values, ulps)
+        if value:
+            found.append(value)
+    return found
+
+
+def compare_errors(expected: Outcome, actual: Outcome) -> list[Mismatch]:
+    want = expected.error_category if expected.raised else "ok"
+    got = actual.error_category if actual.raised else "ok"
+    if want == got:
+        return []
+    return [Mismatch("error", want, got, f"{actual.describe()}; expected {expected.describe()}")]
+
+
+def compare_values(expected: np.ndarray, actual: np.ndarray, ulps: float = ULPS) -> Mismatch | None:
+    kinds = {expected.dtype.kind, actual.dtype.kind}
+    if kinds <= set("biu"):
+        bad = np.asarray(expected.astype(object) != actual.astype(object), dtype=bool)
+        if not bad.any():
+            return None
+        return value_mismatch(expected, actual, bad, "exact")
+    tolerance_dtype = least_precise(expected.dtype, actual.dtype)
+    e = expected.astype(np.complex128 if "c" in kinds else np.float64)
+    a = actual.astype(e.dtype)
+    eps = dtypes.eps(tolerance_dtype)
+    bad = np.zeros(e.shape, dtype=bool)
+    error = np.zeros(e.shape)
+    ulp_distance = np.zeros(e.shape)
+    for part in (np.real, np.imag) if e.dtype.kind == "c" else (np.real,):
+        pe, pa = part(e), part(a)
+        with np.errstate(invalid="ignore", over="ignore"):
+            diff = np.abs(pa - pe)
+            allowed = ulps * eps * np.maximum(1.0, np.abs(pe))
+            finite = np.isfinite(pe) & np.isfinite(pa)
+            bad |= np.where(finite, diff > allowed, ~(same_special(pe, pa)))
+            error = np.maximum(error, np.where(finite, diff, 0.0))
+            ulp_distance = np.maximum(ulp_distance, np.where(finite, diff / spacing(pe, eps), 0.0))
+    if not bad.any():
+        return None
+    return value_mismatch(
+        expected, actual, bad,
+        f"max abs error {error.max():.3g}, max {ulp_distance.max():.3g} ULP; "
+        f"allowed {ulps:g}*eps*max(1, |expected|) with eps of {tolerance_dtype}",
+    )
+
+
+def compare_bits(expected: np.ndarray, actual: np.ndarray) -> Mismatch | None:
+    """Bit-for-bit equality (same dtype and shape assumed): -0.0, NaN payloads and all."""
+    if expected.dtype != actual.dtype:
+        return compare_values(expected, actual, 0)
+    as_bytes = np.dtype(f"V{expected.dtype.itemsize}")
+    bad = np.asarray(expected.view(as_bytes) != actual.view(as_bytes), dtype=bool).reshape(expected.shape)
+    return value_mismatch(expected, actual, bad, "bit-exact") if bad.any() else None
+
+
+def same_special(pe: np.ndarray, pa: np.ndarray) -> np.ndarray:
+    """NaN matches NaN; infinities match infinities of the same sign."""
+    return (np.isnan(pe) & np.isnan(pa)) | (np.isinf(pe) & np.isinf(pa) & (np.sign(pe) == np.sign(pa)))
+
+
+def spacing(values: np.ndarray, eps: float) -> np.ndarray:
+    """The gap between neighbouring floats near ``values`` for a dtype with this eps."""
+    _, exponent = np.frexp(np.abs(values))
+    return np.maximum(eps * np.ldexp(1.0, exponent - 1), np.finfo(np.float64).tiny)
+
+
+def least_precise(*dtype_list) -> str:
+    floats = [np.dtype(d).name for d in dtype_list if np.dtype(d).name in dtypes.FLOATING]
+    return max(floats, key=dtypes.eps)
+
+
+def value_class(value) -> str:
+    """Shrink-stable class of a value: nan, +inf, -inf, +0, -0 or finite."""
+    if np.iscomplexobj(value):
+        return "complex-" + "/".join(value_class(p) for p in (np.real(value), np.imag(value)))
+    if value.dtype.kind in "biu":
+        return "finite"
+    v = float(value)
+    if np.isnan(v):
+        return "nan"
+    if np.isinf(v):
+        return "+inf" if v > 0 else "-inf"
+    if v == 0:
+        return "-0" if np.signbit(v) else "+0"
+    return "finite"
+
+
+def value_mismatch(expected: np.ndarray, actual: np.ndarray, bad: np.ndarray, how: str) -> Mismatch:
+    index = tuple(int(i) for i in np.argwhere(bad)[0])
+    want, got = expected[index], actual[index]
+    where = f"index {index}" if index else "the 0-d result"
+    detail = (
+        f"{int(bad.sum())} of {bad.size} values differ ({how}); "
+        f"first at {where}: expected {repr_scalar(want)}, got {repr_scalar(got)}"
+    )
+    return Mismatch("value", value_class(want), value_class(got), detail)

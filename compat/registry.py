@@ -1,0 +1,153 @@
+"""The known-divergence registry: documented, accepted differences.
+
+A registry is a TOML file of ``[[known]]`` entries (see
+``fixtures/known-divergences.toml``). An entry matches a divergence when every
+field it sets matches; pattern fields take a glob or a list of globs:
+
+    id        unique name, used in records and reports            (required)
+    backend   backend name or id ("torch", "jax[x32]"), or a glob ("*") (required)
+    versions  PEP 440 specifier on the backend version: ">=2.4"
+    config    table that must be a subset of the backend config
+    family, op, inputs, expected, actual, device, reference   patterns
+    kind      dtype | shape | value | error | device | crash | timeout, or a list (required)
+    differs   what differs, in words                              (required)
+    reason    why it is accepted                                  (required)
+    source    public source (URL) where one exists
+
+The first matching entry wins, so put narrow entries before broad ones.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field
+from fnmatch import fnmatchcase
+from pathlib import Path
+from typing import Any
+
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
+from packaging.version import InvalidVersion, Version
+
+KINDS = ("dtype", "shape", "value", "error", "device", "crash", "timeout")
+PATTERNS = ("family", "op", "inputs", "expected", "actual", "device", "reference")
+REQUIRED = ("id", "backend", "kind", "differs", "reason")
+OPTIONAL = ("versions", "config", "source") + PATTERNS
+
+
+class RegistryError(Exception):
+    """The registry file is malformed (one-line message for users)."""
+
+
+@dataclass(frozen=True)
+class Entry:
+    id: str
+    backend: str
+    kinds: tuple[str, ...]
+    differs: str
+    reason: str
+    source: str = ""
+    versions: str = ""
+    config: dict = field(default_factory=dict)
+    patterns: dict = field(default_factory=dict)  # field -> tuple of globs
+
+    def applies_to(self, backend_name: str, backend_id: str, version: str, config: dict) -> bool:
+        """Does this entry concern this backend at all (ignoring what differs)?"""
+        if self.backend not in (backend_name, backend_id) and not fnmatchcase(backend_name, self.backend):
+            return False
+        if any(config.get(k) != v for k, v in self.config.items()):
+            return False
+        if self.versions:
+            try:
+                return Version(version.split("+")[0]) in SpecifierSet(self.versions)
+            except InvalidVersion:
+                return False
+        return True
+
+    def matches(self, backend: dict, divergence: dict) -> bool:
+        if divergence["kind"] not in self.kinds:
+            return False
+        if not self.applies_to(backend["name"], backend["id"], backend["version"], backend["config"]):
+            return False
+        return all(
+            any(fnmatchcase(str(divergence.get(name) or ""), glob) for glob in globs)
+            for name, globs in self.patterns.items()
+        )
+
+
+@dataclass
+class Registry:
+    entries: list[Entry] = field(default_factory=list)
+    path: Path | None = None
+
+    def match(self, backend: dict, divergence: dict) -> Entry | None:
+        """``divergence`` holds family, op, kind, inputs, expected, actual, device, reference."""
+        return next((e for e in self.entries if e.matches(backend, divergence)), None)
+
+    def by_id(self) -> dict[str, Entry]:
+        return {e.id: e for e in self.entries}
+
+
+def load(path: Path | str | None) -> Registry:
+    if path is None:
+        return Registry()
+    path = Path(path)
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as error:
+        raise RegistryError(f"cannot read registry {path}: {error.strerror}") from None
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
+        raise RegistryError(f"registry {path} is not valid TOML: {error}") from None
+    unknown_tables = set(data) - {"known"}
+    if unknown_tables:
+        raise RegistryError(f"registry {path}: unexpected top-level key(s) {sorted(unknown_tables)} (entries go in [[known]])")
+    raw_entries = data.get("known", [])
+    if not isinstance(raw_entries, list):
+        raise RegistryError(f"registry {path}: 'known' must be an array of tables ([[known]])")
+    entries, seen = [], set()
+    for number, raw in enumerate(raw_entries, 1):
+        entry = parse_entry(raw, f"registry {path}: entry {number}")
+        if entry.id in seen:
+            raise RegistryError(f"registry {path}: entry {number}: duplicate id {entry.id!r}")
+        seen.add(entry.id)
+        entries.append(entry)
+    return Registry(entries, path)
+
+
+def parse_entry(raw: Any, where: str) -> Entry:
+    if not isinstance(raw, dict):
+        raise RegistryError(f"{where}: must be a table")
+    if "id" in raw:
+        where += f" ({raw['id']!r})"
+    missing = [k for k in REQUIRED if not raw.get(k) or (isinstance(raw[k], str) and not raw[k].strip())]
+    if missing:
+        raise RegistryError(f"{where}: missing {', '.join(repr(k) for k in missing)}")
+    unknown = set(raw) - set(REQUIRED) - set(OPTIONAL)
+    if unknown:
+        raise RegistryError(f"{where}: unknown field(s) {sorted(unknown)}")
+    for key in ("id", "backend", "differs", "reason", "versions", "source"):
+        if key in raw and not isinstance(raw[key], str):
+            raise RegistryError(f"{where}: {key!r} must be a string")
+    kinds = (raw["kind"],) if isinstance(raw["kind"], str) else tuple(raw["kind"]) if isinstance(raw["kind"], list) else ()
+    bad = [k for k in kinds if k not in KINDS]
+    if not kinds or bad:
+        raise RegistryError(f"{where}: kind {raw['kind']!r} is not one of {', '.join(KINDS)} (or a list of them)")
+    if raw.get("versions"):
+        try:
+            SpecifierSet(raw["versions"])
+        except InvalidSpecifier:
+            raise RegistryError(f"{where}: versions {raw['versions']!r} is not a version specifier like '>=2.4'") from None
+    if not isinstance(raw.get("config", {}), dict):
+        raise RegistryError(f"{where}: 'config' must be a table")
+    patterns = {}
+    for name in PATTERNS:
+        if name in raw:
+            value = raw[name]
+            globs = (value,) if isinstance(value, str) else tuple(value) if isinstance(value, list) else None
+            if not globs or not all(isinstance(g, str) for g in globs):
+                raise RegistryError(f"{where}: {name!r} must be a glob or a list of globs")
+            patterns[name] = globs
+    return Entry(
+        id=raw["id"], backend=raw["backend"], kinds=kinds, differs=raw["differs"], reason=raw["reason"],
+        source=raw.get("source", ""), versions=raw.get("versions", ""), config=raw.get("config", {}),
+        patterns=patterns,
+    )

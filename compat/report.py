@@ -1,0 +1,169 @@
+"""Reports built from records only: the summary table, the divergence list,
+stale registry entries, and each backend's promotion differences from NumPy."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from fnmatch import fnmatchcase
+from pathlib import Path
+
+from compat import records as records_module
+from compat.registry import Registry
+
+
+def merge(divergences: list[dict]) -> list[dict]:
+    """One entry per distinct divergence across specs and workers; counts add up."""
+    merged: dict[tuple, dict] = {}
+    for record in divergences:
+        s = record["signature"]
+        key = (record["backend"]["id"], record["device"], record["reference"], record["family"],
+               record["op"], record["kind"], s["inputs"], s["expected"], s["actual"])
+        if key in merged:
+            merged[key]["count"] += record["count"]
+        else:
+            merged[key] = dict(record)
+    return sorted(merged.values(), key=lambda r: (r["backend"]["id"], r["family"], r["op"], r["kind"], r["signature"]["inputs"]))
+
+
+def checked(run: records_module.Run) -> dict[tuple[str, str], int]:
+    """(backend id, family) -> cases checked."""
+    cases: dict[tuple[str, str], int] = defaultdict(int)
+    for record in run.checks:
+        cases[(record["backend"]["id"], record["family"])] += sum(record["cases"].values())
+    return cases
+
+
+def summary(run: records_module.Run) -> list[dict]:
+    rows: dict[tuple[str, str], dict] = {}
+    for key, cases in checked(run).items():
+        rows[key] = {"backend": key[0], "family": key[1], "cases": cases, "new": 0, "known": 0}
+    for record in merge(run.divergences):
+        key = (record["backend"]["id"], record["family"])
+        row = rows.setdefault(key, {"backend": key[0], "family": key[1], "cases": 0, "new": 0, "known": 0})
+        row[record["status"]] += 1
+    return [rows[k] for k in sorted(rows)]
+
+
+def stale(run: records_module.Run, registry: Registry) -> list[dict]:
+    """Registry entries that concern what ran but matched no divergence."""
+    backends = {r["backend"]["id"]: r["backend"] for r in run.checks}
+    ops_checked = defaultdict(set)  # backend id -> {(family, op)}
+    for record in run.checks:
+        ops_checked[record["backend"]["id"]].update((record["family"], op) for op in record["cases"])
+    used = {(r["known"], r["backend"]["id"]) for r in run.divergences if r["known"]}
+    found = []
+    for entry in registry.entries:
+        for backend_id, backend in sorted(backends.items()):
+            if (entry.id, backend_id) in used:
+                continue
+            if not entry.applies_to(backend["name"], backend_id, backend["version"], backend["config"]):
+                continue
+            families = entry.patterns.get("family", ("*",))
+            ops = entry.patterns.get("op", ("*",))
+            if any(any(fnmatchcase(f, g) for g in families) and any(fnmatchcase(o, g) for g in ops)
+                   for f, o in ops_checked[backend_id]):
+                found.append({"id": entry.id, "backend": backend_id, "differs": entry.differs})
+    return found
+
+
+def promotion_differences(run: records_module.Run) -> dict[str, list[dict]]:
+    """backend id -> [{inputs, numpy, backend, ops}] for result dtypes that differ from NumPy."""
+    groups: dict[str, dict[tuple, set]] = defaultdict(lambda: defaultdict(set))
+    for record in merge(run.divergences):
+        if record["family"] == "promotion" and record["kind"] == "dtype" and record["reference"] == "numpy":
+            s = record["signature"]
+            groups[record["backend"]["id"]][(s["inputs"], s["expected"], s["actual"])].add(record["op"])
+    return {
+        backend: [{"inputs": i, "numpy": e, "backend": a, "ops": sorted(ops)} for (i, e, a), ops in sorted(rows.items())]
+        for backend, rows in sorted(groups.items())
+    }
+
+
+def table(headers: list[str], rows: list[list]) -> str:
+    cells = [[str(c) for c in row] for row in [headers] + rows]
+    widths = [max(len(row[i]) for row in cells) for i in range(len(headers))]
+    lines = ["  ".join(c.ljust(w) if i == 0 or not c.replace(".", "").isdigit() else c.rjust(w)
+                       for i, (c, w) in enumerate(zip(row, widths))).rstrip() for row in cells]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    return "\n".join(lines)
+
+
+def summary_table(run: records_module.Run, registry: Registry) -> str:
+    rows = summary(run)
+    stale_entries = stale(run, registry)
+    stale_counts = defaultdict(int)
+    for s in stale_entries:
+        stale_counts[s["backend"]] += 1
+    text = table(["backend", "family", "cases", "new", "known"],
+                 [[r["backend"], r["family"], r["cases"], r["new"], r["known"]] for r in rows])
+    if stale_entries:
+        text += f"\n\nstale registry entries ({len(stale_entries)}): no longer reproduce\n"
+        text += "\n".join(f"  {s['id']} on {s['backend']}: {s['differs']}" for s in stale_entries)
+    else:
+        text += "\n\nstale registry entries: none"
+    return text
+
+
+def terminal_summary(run_directory: Path, registry: Registry) -> str:
+    loaded = records_module.load(run_directory)
+    run = loaded.latest()
+    if run is None:
+        return "compat: no records were written"
+    text = summary_table(run, registry)
+    new = [r for r in merge(run.divergences) if r["status"] == "new"]
+    if new:
+        text += f"\n\nnew divergences ({len(new)}):\n" + "\n".join("  " + one_line(r) for r in new)
+    text += f"\n\nrecords: {run_directory} (python -m compat report {run_directory.parent})"
+    return text
+
+
+def one_line(record: dict) -> str:
+    s = record["signature"]
+    what = f"{s['expected']} -> {s['actual']}" if record["kind"] != "value" else record["detail"]
+    known = f" [known: {record['known']}]" if record["known"] else ""
+    return (f"{record['backend']['id']} {record['family']} [{record['kind']}] {record['op']}({s['inputs']}): "
+            f"{what}; e.g. {record['example']['call']} (x{record['count']}){known}")
+
+
+def new_divergences_message(new: list[dict]) -> str:
+    lines = [f"{len(new)} new divergence(s) against {new[0]['reference']}:"]
+    for record in new:
+        lines.append("")
+        lines.append(one_line(record))
+        lines.append(f"  {record['detail']}")
+        lines.append("  minimal example: " + record["example"]["call"] + "".join(
+            f"\n    {name} = {source}" for name, source in record["example"]["inputs"].items()))
+        lines.append("  reproducer:\n" + "\n".join("    " + line for line in record["reproducer"].splitlines()))
+    return "\n".join(lines)
+
+
+def text_report(run: records_module.Run, registry: Registry) -> str:
+    meta = run.meta
+    backends = ", ".join(b["id"] + " " + b["version"] for b in meta.get("backends", [])) or "?"
+    out = [f"compat run {run.run_id}  started {meta.get('started', '?')}  mode {meta.get('mode', '?')}",
+           f"backends: {backends}", "", summary_table(run, registry), ""]
+    entries = registry.by_id()
+    merged = merge(run.divergences)
+    out.append(f"divergences ({len(merged)}):")
+    for record in merged:
+        out.append("  " + one_line(record))
+        entry = entries.get(record["known"] or "")
+        if entry:
+            out.append(f"      reason: {entry.reason}" + (f" ({entry.source})" if entry.source else ""))
+    differences = promotion_differences(run)
+    if differences:
+        out += ["", "promotion: result dtypes that differ from NumPy"]
+        for backend, rows in differences.items():
+            out += ["", f"{backend}:", table(["inputs", "numpy", backend, "ops"],
+                                             [[r["inputs"], r["numpy"], r["backend"], ", ".join(r["ops"])] for r in rows])]
+    return "\n".join(out)
+
+
+def json_report(run: records_module.Run, registry: Registry) -> dict:
+    return {
+        "run": run.meta or {"run_id": run.run_id},
+        "summary": summary(run),
+        "stale": stale(run, registry),
+        "divergences": merge(run.divergences),
+        "promotion": promotion_differences(run),
+    }
