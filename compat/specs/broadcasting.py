@@ -1,0 +1,118 @@
+"""Broadcasting: NumPy's rule that shapes align from the right and size-1
+dimensions stretch, for elementwise operations, where, broadcast_to,
+broadcast_shapes, matmul's batch dimensions and keepdims reductions.
+
+Values are small integers stored in float32 (exact arithmetic), so any value
+difference is a broadcasting difference, not rounding.
+"""
+
+import numpy as np
+import pytest
+from hypothesis import assume, given
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+from compat.strategies import arrays
+
+ELEMENTWISE = ["add", "multiply", "maximum", "less"]
+MAX_DIMS = 6
+MAX_SIDE = 3
+
+
+def exact_arrays(shape):
+    return arrays("float32", shape, elements=st.integers(-4, 4).map(float))
+
+
+def broadcastable_shapes(num_shapes):
+    return hnp.mutually_broadcastable_shapes(num_shapes=num_shapes, max_dims=MAX_DIMS, min_side=0, max_side=MAX_SIDE)
+
+
+@st.composite
+def incompatible_shapes(draw, num_shapes=2):
+    """Shapes that do not broadcast: one dimension made to conflict (sizes >= 2 that differ)."""
+    shapes = [list(s) for s in draw(hnp.mutually_broadcastable_shapes(num_shapes=num_shapes, min_dims=1,
+                                                                        max_dims=4, max_side=3)).input_shapes]
+    which = draw(st.integers(0, num_shapes - 1), label="which operand")
+    other = (which + 1) % num_shapes
+    shapes[other] = shapes[other] or [1]
+    shapes[which] = shapes[which] or [1]
+    axis = draw(st.integers(1, min(len(shapes[which]), len(shapes[other]))), label="axis from the right")
+    size = shapes[other][-axis]
+    shapes[which][-axis] = draw(st.sampled_from([n for n in (2, 3, 4) if n != size]), label="conflicting size")
+    if shapes[other][-axis] == 1:
+        shapes[other][-axis] = draw(st.sampled_from([n for n in (2, 3, 4) if n != shapes[which][-axis]]))
+    return [tuple(s) for s in shapes]
+
+
+@pytest.mark.parametrize("op", ELEMENTWISE)
+@given(shapes=broadcastable_shapes(2), data=st.data())
+def test_elementwise_operands_broadcast(xp, op, shapes, data):
+    """op(a, b) has shape broadcast(a.shape, b.shape) and NumPy's values."""
+    a, b = (data.draw(exact_arrays(s), label=f"operand {i}") for i, s in enumerate(shapes.input_shapes))
+    xp.check(op, a, b)
+
+
+@pytest.mark.parametrize("op", ["where", "clip"])
+@given(shapes=broadcastable_shapes(3), data=st.data())
+def test_three_operands_broadcast(xp, op, shapes, data):
+    """where(cond, x, y) and clip(x, lo, hi) broadcast all three operands together."""
+    first, second, third = shapes.input_shapes
+    if op == "where":
+        cond = data.draw(arrays("bool", first), label="condition")
+        xp.check("where", cond, data.draw(exact_arrays(second), label="x"), data.draw(exact_arrays(third), label="y"))
+    else:
+        x = data.draw(exact_arrays(first), label="x")
+        lo = data.draw(arrays("float32", second, elements=st.just(-2.0)), label="lo")
+        hi = data.draw(arrays("float32", third, elements=st.just(2.0)), label="hi")
+        xp.check("clip", x, lo, hi)
+
+
+@given(shapes=st.integers(2, 4).flatmap(broadcastable_shapes))
+def test_broadcast_shapes_of_compatible_shapes(xp, shapes):
+    """broadcast_shapes(*shapes) is the NumPy result shape, for 2 to 4 shapes."""
+    xp.check("broadcast_shapes", *shapes.input_shapes)
+
+
+@given(shapes=incompatible_shapes())
+def test_incompatible_shapes_raise(xp, shapes):
+    """Elementwise operations on shapes that do not broadcast raise (error parity with NumPy)."""
+    assume(all(n > 0 for s in shapes for n in s))
+    xp.check("add", *(np.zeros(s, dtype=np.float32) for s in shapes))
+
+
+@given(shapes=incompatible_shapes())
+def test_broadcast_shapes_of_incompatible_shapes_raise(xp, shapes):
+    """broadcast_shapes raises for shapes that do not broadcast."""
+    xp.check("broadcast_shapes", *shapes)
+
+
+@given(data=st.data())
+def test_broadcast_to(xp, data):
+    """broadcast_to(x, shape) works exactly when x's shape broadcasts to shape (NumPy's one-way rule)."""
+    target = data.draw(hnp.array_shapes(min_dims=0, max_dims=MAX_DIMS, min_side=0, max_side=MAX_SIDE), label="target")
+    compatible = data.draw(st.booleans(), label="compatible")
+    if compatible:
+        shape = data.draw(hnp.broadcastable_shapes(target, max_dims=len(target), min_side=0, max_side=MAX_SIDE), label="shape")
+    else:
+        shape = data.draw(hnp.array_shapes(min_dims=0, max_dims=MAX_DIMS, min_side=0, max_side=MAX_SIDE), label="shape")
+    xp.check("broadcast_to", data.draw(exact_arrays(shape), label="x"), target)
+
+
+@given(shapes=hnp.mutually_broadcastable_shapes(signature="(m?,n),(n,p?)->(m?,p?)", max_dims=5, min_side=1, max_side=3),
+       data=st.data())
+def test_matmul_batch_dimensions_broadcast(xp, shapes, data):
+    """matmul broadcasts batch dimensions; a 1-D operand gets a dimension added and removed again."""
+    a, b = (data.draw(exact_arrays(s), label=f"operand {i}") for i, s in enumerate(shapes.input_shapes))
+    xp.check("matmul", a, b)
+
+
+@pytest.mark.parametrize("op", ["sum", "max", "mean"])
+@given(data=st.data())
+def test_reduction_with_keepdims_broadcasts_back(xp, op, data):
+    """op(x, axis, keepdims=True) keeps size-1 axes, so x - op(x, ...) broadcasts back to x.shape."""
+    x = data.draw(exact_arrays(hnp.array_shapes(min_dims=1, max_dims=MAX_DIMS, min_side=1, max_side=MAX_SIDE)), label="x")
+    axis = data.draw(st.none() | st.integers(-x.ndim, x.ndim - 1)
+                     | st.lists(st.integers(0, x.ndim - 1), min_size=1, unique=True).map(tuple), label="axis")
+    reduced = xp.check(op, x, axis=axis, keepdims=True)
+    if not reduced.raised:
+        xp.check("subtract", x, np.asarray(getattr(np, op)(x, axis=axis, keepdims=True)))
