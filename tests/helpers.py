@@ -1,0 +1,121 @@
+"""Shared helpers for compat's own tests: subprocess runs from the checkout,
+run concurrently (each pytest start-up costs seconds), and hand-built records."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+from concurrent.futures import Future, ThreadPoolExecutor
+from pathlib import Path
+from typing import Callable
+
+REPO = Path(__file__).resolve().parent.parent
+SPECS = REPO / "compat" / "specs"
+TIMEOUT = 300
+# Children compile (and pytest assertion-rewrites: the whole hypothesis package, as a
+# plugin) into this cache outside the checkout, so only the first child pays for it.
+PYCACHE = Path(tempfile.gettempdir()) / f"compat-tests-pycache-{os.getuid()}"
+
+
+def subprocess_env(tmp: Path, **extra: str) -> dict[str, str]:
+    """The environment of a child run: ``tests`` importable; Hypothesis's database
+    in ``tmp`` (so no example is replayed from, or saved into, the checkout);
+    bytecode cached outside the checkout; no CI variable (it would switch the plugin
+    to a derandomized profile); nothing inherited from this pytest (PYTEST_ADDOPTS,
+    xdist worker variables)."""
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("CI", "PYTEST_ADDOPTS", "PYTEST_CURRENT_TEST") and not k.startswith("PYTEST_XDIST_")}
+    env["PYTHONPATH"] = os.pathsep.join([str(REPO)] + [p for p in [env.get("PYTHONPATH", "")] if p])
+    env["HYPOTHESIS_STORAGE_DIRECTORY"] = str(tmp / "hypothesis-db")
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    env["PYTHONPYCACHEPREFIX"] = str(PYCACHE)
+    env.update(extra)
+    return env
+
+
+def run(args: list[str], tmp: Path, **extra_env: str) -> subprocess.CompletedProcess:
+    """``python <args>`` from the checkout, output captured as text."""
+    tmp.mkdir(parents=True, exist_ok=True)
+    return subprocess.run([sys.executable, *args], cwd=REPO, env=subprocess_env(tmp, **extra_env),
+                          capture_output=True, text=True, timeout=TIMEOUT)
+
+
+def run_pytest(args: list[str], tmp: Path, results: Path | None = None, shipped_registry: bool = False,
+               **extra_env: str) -> subprocess.CompletedProcess:
+    """``python -m pytest <args>`` with records under ``results`` (default tmp/results)
+    and an empty registry, so that what the shipped registry says cannot change the
+    outcome; with ``shipped_registry`` the plugin's default registry (that of the checkout)."""
+    results = results if results is not None else tmp / "results"
+    args = ["-m", "pytest", "-p", "no:cacheprovider", "--compat-results", str(results), *args]
+    if not shipped_registry and not any(a.startswith("--compat-registry") for a in args):
+        args += ["--compat-registry", str(empty_registry(tmp))]
+    return run(args, tmp, **extra_env)
+
+
+def empty_registry(tmp: Path) -> Path:
+    tmp.mkdir(parents=True, exist_ok=True)
+    path = tmp / "empty-registry.toml"
+    if not path.exists():
+        path.write_text("# no known divergences\n")
+    return path
+
+
+def output(process: subprocess.CompletedProcess) -> str:
+    """Everything a child printed, for assertion messages."""
+    return f"exit code {process.returncode}\n--- stdout ---\n{process.stdout}\n--- stderr ---\n{process.stderr}"
+
+
+def nonempty_lines(text: str) -> list[str]:
+    return [line for line in text.splitlines() if line.strip()]
+
+
+class Jobs:
+    """Subprocess runs of one test module, each waited for by the test that needs it.
+
+    On first use all of them are started together (a pool as wide as the
+    machine), since each costs seconds of start-up. Under pytest-xdist, where
+    the module's tests are spread over workers that each have their own Jobs,
+    a job is started only when a test of this worker asks for it."""
+
+    def __init__(self, jobs: dict[object, Callable[[], object]]):
+        self.jobs = jobs
+        self.futures: dict[object, Future] = {}
+        self.executor = ThreadPoolExecutor(max_workers=max(2, os.cpu_count() or 2))
+        self.eager = "PYTEST_XDIST_WORKER" not in os.environ
+
+    def __getitem__(self, name):
+        for key in (self.jobs if self.eager else [name]):
+            if key not in self.futures:
+                self.futures[key] = self.executor.submit(self.jobs[key])
+        return self.futures[name].result()
+
+    def close(self) -> None:
+        self.executor.shutdown(wait=True, cancel_futures=True)
+
+
+# -- hand-built records that follow compat/record.schema.json ------------------
+
+BACKEND = {"name": "numpy", "id": "numpy", "version": "2.0.0", "config": {}}
+
+
+def common(run_id: str = "run-1", worker: str = "main", spec: str = "compat/specs/promotion.py::test_x[numpy]") -> dict:
+    return {"schema": 1, "run_id": run_id, "worker": worker, "family": "promotion", "spec": spec,
+            "backend": dict(BACKEND), "device": None, "reference": "numpy"}
+
+
+def checks_record(cases: dict[str, int] | None = None, **kwargs) -> dict:
+    return {**common(**kwargs), "record": "checks", "cases": cases if cases is not None else {"add": 3}}
+
+
+def divergence_record(op: str = "add", **kwargs) -> dict:
+    return {
+        **common(**kwargs), "record": "divergence", "op": op, "kind": "dtype",
+        "signature": {"inputs": "int8,uint8", "expected": "int16", "actual": "int8"},
+        "expected": {"dtype": "int16", "shape": [1], "values": [3]},
+        "actual": {"dtype": "int8", "shape": [1], "values": [3]},
+        "detail": "dtype int8, expected int16",
+        "example": {"call": f"{op}(x0, x1)", "inputs": {"x0": "np.array([2], dtype=np.int8)", "x1": "np.array([1], dtype=np.uint8)"}},
+        "reproducer": "print('hello')\n", "count": 1, "known": None, "status": "new",
+    }

@@ -1,0 +1,286 @@
+"""compat.oracle: compare() and compare_values() on hand-built Outcomes.
+
+Expectations come from NumPy (np.nextafter, np.finfo) and first principles,
+never from the oracle itself.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+from compat.adapters import Outcome
+from compat.oracle import compare, compare_values
+
+
+def ok(values, dtype=None) -> Outcome:
+    array = np.asarray(values, dtype=dtype)
+    return Outcome(values=array, dtype=array.dtype.name, shape=tuple(array.shape), device="cpu:0")
+
+
+def raised(error: BaseException, category: str) -> Outcome:
+    return Outcome(error=error, error_category=category)
+
+
+def ulps_away(value, dtype, n: int):
+    """``value`` moved ``n`` representable ``dtype`` numbers towards +inf (NumPy's nextafter)."""
+    x = np.asarray(value, dtype=dtype)
+    for _ in range(n):
+        x = np.nextafter(x, np.asarray(np.inf, dtype=dtype))
+    return x
+
+
+def only(mismatches, kind):
+    assert [m.kind for m in mismatches] == [kind], mismatches
+    return mismatches[0]
+
+
+def number_after(label: str, text: str) -> float:
+    match = re.search(label, text)
+    assert match, f"{label!r} not in {text!r}"
+    return float(match.group(1))
+
+
+NUMBER = r"([-+0-9.eE]+|inf|nan)"
+
+
+# -- dtype and shape -----------------------------------------------------------
+
+def test_equal_outcomes_do_not_mismatch():
+    assert compare(ok([1.5, -2.0], np.float32), ok([1.5, -2.0], np.float32)) == []
+    assert compare(ok([1, 2], np.int8), ok([1, 2], np.int8)) == []
+
+
+def test_dtype_mismatch_names_both_dtypes():
+    expected = ok(np.array([2, 3], np.int8) + np.array([1, 2], np.uint8))  # NumPy: int16
+    assert expected.dtype == "int16"
+    actual = ok(expected.values.astype(np.int8))
+    m = only(compare(expected, actual), "dtype")
+    assert (m.expected, m.actual) == ("int16", "int8")
+    assert "int16" in m.detail and "int8" in m.detail
+
+
+def test_dtype_mismatch_also_compares_values():
+    m = compare(ok([1.0, 2.5], np.float64), ok([1, 2], np.int64))
+    assert [x.kind for x in m] == ["dtype", "value"]
+    assert (m[0].expected, m[0].actual) == ("float64", "int64")
+
+
+def test_shape_mismatch_is_reported_and_values_are_not_compared():
+    mismatches = compare(ok([1.0, 2.0, 3.0]), ok([[9.0, 9.0, 9.0]]))
+    m = only(mismatches, "shape")
+    assert "(1, 3)" in m.detail and "(3,)" in m.detail
+
+
+def test_shape_outcomes_without_values():
+    assert compare(Outcome(shape=(2, 3)), Outcome(shape=(2, 3))) == []
+    only(compare(Outcome(shape=(2, 3)), Outcome(shape=(3, 2))), "shape")
+
+
+# -- integers and bools: exact -----------------------------------------------------
+
+@pytest.mark.parametrize("dtype", ["int8", "uint8", "int32", "int64", "uint64"])
+def test_integers_one_off_is_a_value_mismatch(dtype):
+    expected = np.array([1, 2, 3, 4], dtype=dtype)
+    actual = expected.copy()
+    actual[2] += 1
+    m = only(compare(ok(expected), ok(actual)), "value")
+    assert "(2,)" in m.detail
+    assert "1 of 4" in m.detail
+    assert compare_values(expected, expected.copy()) is None
+
+
+@pytest.mark.parametrize("dtype, big", [("int64", 2**62), ("uint64", 2**64 - 2), ("int64", -(2**63) + 1)])
+def test_large_integers_are_compared_exactly_not_through_float64(dtype, big):
+    expected = np.array([big], dtype=dtype)
+    actual = np.array([big + 1], dtype=dtype)
+    assert float(expected[0]) == float(actual[0])  # indistinguishable as float64
+    m = compare_values(expected, actual)
+    assert m is not None and m.kind == "value"
+    assert str(big) in m.detail and str(big + 1) in m.detail
+
+
+def test_bools_are_exact():
+    assert compare_values(np.array([True, False]), np.array([True, False])) is None
+    m = compare_values(np.array([True, False]), np.array([True, True]))
+    assert m is not None and "(1,)" in m.detail
+
+
+# -- floats: 4 ULP -------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+@pytest.mark.parametrize("base", [1.0, 1.25, 1.75, 3.0, 1000.0, -7.5, 0.3])
+def test_float_within_4_ulp_passes(dtype, base):
+    expected = np.array([base, -base, 0.5], dtype=dtype)
+    actual = expected.copy()
+    actual[0] = ulps_away(expected[0], dtype, 4)
+    actual[1] = ulps_away(expected[1], dtype, 3)
+    assert actual[0] != expected[0]
+    assert compare(ok(expected), ok(actual)) == []
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("base, n", [(1.0, 5), (2.0, 5), (1024.0, 5), (1.0, 12), (1.75, 9), (3.0, 9), (1000.0, 9)])
+def test_float_beyond_4_ulp_fails_with_error_ulps_and_index(dtype, base, n):
+    """5 ULP fails at powers of two (where one ULP is eps * |x|); 9 ULP fails anywhere
+    (the documented tolerance 4 * eps * |x| never exceeds 8 ULP above 1)."""
+    expected = np.array([[1.5, 1.25], [base, 1.0]], dtype=dtype)
+    actual = expected.copy()
+    actual[1, 0] = ulps_away(expected[1, 0], dtype, n)  # the first bad index in C order...
+    actual[1, 1] = ulps_away(expected[1, 1], dtype, 2)  # ...and a tolerated one after it
+    m = only(compare(ok(expected), ok(actual)), "value")
+    abs_error = float(actual[1, 0]) - float(expected[1, 0])
+    assert abs_error == pytest.approx(n * float(np.spacing(expected[1, 0])))
+    assert number_after(r"max abs error " + NUMBER, m.detail) == pytest.approx(abs_error, rel=1e-2)
+    assert number_after(NUMBER + r" ULP", m.detail) == pytest.approx(n, rel=1e-2)
+    assert "(1, 0)" in m.detail
+    assert "1 of 4" in m.detail
+    assert (m.expected, m.actual) == ("finite", "finite")
+
+
+def test_float16_beyond_4_ulp_fails():
+    expected = np.array([1.0, 2.0], dtype=np.float16)
+    actual = np.array([ulps_away(1.0, np.float16, 5), 2.0], dtype=np.float16)
+    m = only(compare(ok(expected), ok(actual)), "value")
+    assert number_after(NUMBER + r" ULP", m.detail) == pytest.approx(5, rel=1e-2)
+    assert "(0,)" in m.detail
+
+
+def test_first_offending_index_is_the_first_in_c_order():
+    expected = np.ones((2, 3), dtype=np.float64)
+    actual = expected.copy()
+    actual[1, 0] = 2.0
+    actual[0, 2] = 3.0
+    m = compare_values(expected, actual)
+    assert m is not None
+    assert "(0, 2)" in m.detail and "2 of 6" in m.detail
+    assert "3.0" in m.detail
+
+
+def test_zero_dim_value_mismatch():
+    m = compare_values(np.array(1.0), np.array(2.0))
+    assert m is not None and m.kind == "value"
+    assert "1.0" in m.detail and "2.0" in m.detail
+
+
+def test_tolerance_is_that_of_the_less_precise_dtype():
+    exact = np.array([1 / 3, 2 / 3, 10 / 3], dtype=np.float64)
+    rounded = exact.astype(np.float32)  # float32's error, about 1e-8: far more than 4 float64 ULP
+    assert np.abs(rounded.astype(np.float64) - exact).max() > 4 * np.finfo(np.float64).eps
+    assert compare_values(exact, rounded) is None
+    assert compare_values(exact, exact + 1e-6) is not None
+
+
+def test_float_tolerance_near_zero_is_absolute():
+    """Below 1 the documented tolerance is ULPS * eps (absolute), not relative."""
+    eps = np.finfo(np.float32).eps
+    expected = np.array([0.0, 1e-3], dtype=np.float32)
+    assert compare_values(expected, expected + np.float32(3 * eps)) is None
+    assert compare_values(expected, expected + np.float32(6 * eps)) is not None
+
+
+# -- special values ------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+def test_nan_matches_nan(dtype):
+    values = np.array([np.nan, 1.0, -np.nan], dtype=dtype)
+    assert compare(ok(values), ok(values.copy())) == []
+
+
+def test_nan_does_not_match_a_number():
+    m = compare_values(np.array([1.0, np.nan]), np.array([1.0, 2.0]))
+    assert m is not None and (m.expected, m.actual) == ("nan", "finite")
+    m = compare_values(np.array([2.0]), np.array([np.nan]))
+    assert m is not None and (m.expected, m.actual) == ("finite", "nan")
+
+
+def test_inf_sign_matters():
+    assert compare_values(np.array([np.inf, -np.inf]), np.array([np.inf, -np.inf])) is None
+    m = compare_values(np.array([np.inf]), np.array([-np.inf]))
+    assert m is not None and (m.expected, m.actual) == ("+inf", "-inf")
+    m = compare_values(np.array([-np.inf], np.float32), np.array([np.finfo(np.float32).min], np.float32))
+    assert m is not None and (m.expected, m.actual) == ("-inf", "finite")
+    m = compare_values(np.array([np.inf]), np.array([np.nan]))
+    assert m is not None and (m.expected, m.actual) == ("+inf", "nan")
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_negative_zero_against_positive_zero_bit_exact(dtype):
+    """Signed zeros differ when compared bit for bit (exact=True), with the -0/+0 signature."""
+    m = only(compare(ok([1.0, -0.0], dtype), ok([1.0, 0.0], dtype), exact=True), "value")
+    assert (m.expected, m.actual) == ("-0", "+0")
+    assert "(1,)" in m.detail
+    m = only(compare(ok([0.0], dtype), ok([-0.0], dtype), exact=True), "value")
+    assert (m.expected, m.actual) == ("+0", "-0")
+    assert compare(ok([-0.0], dtype), ok([-0.0], dtype), exact=True) == []
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_negative_zero_equals_positive_zero_by_default(dtype):
+    """compat.oracle's documented rule: -0.0 == 0.0 (IEEE comparison) unless exact=True.
+    (The harness brief asked for a -0/+0 value mismatch here; see the test report.)"""
+    assert compare(ok([1.0, -0.0], dtype), ok([1.0, 0.0], dtype)) == []
+
+
+def test_bit_exact_catches_one_ulp_and_accepts_identical_nans():
+    values = np.array([1.0, np.nan, np.inf], dtype=np.float32)
+    assert compare(ok(values), ok(values.copy()), exact=True) == []
+    off = values.copy()
+    off[0] = ulps_away(1.0, np.float32, 1)
+    m = only(compare(ok(values), ok(off), exact=True), "value")
+    assert "(0,)" in m.detail
+
+
+# -- complex -------------------------------------------------------------------------
+
+def test_complex_components_within_tolerance_pass():
+    expected = np.array([1 + 1j, 1.5 - 1.25j], dtype=np.complex64)
+    actual = expected.copy()
+    actual[0] = complex(ulps_away(1.0, np.float32, 3), ulps_away(1.0, np.float32, 4))
+    assert compare(ok(expected), ok(actual)) == []
+
+
+def test_complex_is_compared_per_component():
+    """An imaginary part 10 ULP off is a difference even when the modulus is large:
+    a tolerance on |z| (about 4000 eps here) would have accepted it."""
+    eps = np.finfo(np.float64).eps
+    expected = np.array([1000 + 1j], dtype=np.complex128)
+    actual = np.array([1000 + (1 + 10 * eps) * 1j], dtype=np.complex128)
+    assert abs(actual[0] - expected[0]) <= 4 * eps * abs(expected[0])
+    m = only(compare(ok(expected), ok(actual)), "value")
+    assert number_after(NUMBER + r" ULP", m.detail) == pytest.approx(10, rel=1e-2)
+    real_off = np.array([1 + 10 * eps + 1j], dtype=np.complex128)
+    assert compare_values(np.array([1 + 1j]), real_off) is not None
+
+
+def test_complex_special_components():
+    values = np.array([complex(np.nan, 1.0), complex(np.inf, -0.0)])
+    assert compare_values(values, values.copy()) is None
+    m = compare_values(np.array([complex(1.0, np.inf)]), np.array([complex(1.0, -np.inf)]))
+    assert m is not None and m.kind == "value" and m.expected != m.actual
+    m = compare_values(np.array([complex(np.nan, 1.0)]), np.array([complex(1.0, 1.0)]))
+    assert m is not None and m.kind == "value"
+
+
+# -- error parity --------------------------------------------------------------------
+
+def test_backend_raises_where_reference_does_not():
+    m = only(compare(ok([1.0]), raised(ValueError("operands could not be broadcast"), "shape")), "error")
+    assert (m.expected, m.actual) == ("ok", "shape")
+    assert "ValueError" in m.detail
+
+
+def test_reference_raises_where_backend_does_not():
+    m = only(compare(raised(OverflowError("too big"), "overflow"), ok([1], np.int8)), "error")
+    assert (m.expected, m.actual) == ("overflow", "ok")
+
+
+def test_both_raise_in_the_same_category_agree():
+    assert compare(raised(ValueError("shapes (2,) (3,)"), "shape"), raised(RuntimeError("size of tensor a"), "shape")) == []
+
+
+def test_both_raise_in_different_categories():
+    m = only(compare(raised(TypeError("ufunc"), "dtype"), raised(IndexError("out of range"), "index")), "error")
+    assert (m.expected, m.actual) == ("dtype", "index")

@@ -1,0 +1,255 @@
+"""compat.registry: loading, matching, and one-line errors for malformed files."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from compat import registry
+from compat.registry import RegistryError
+
+SHIPPED = Path(__file__).resolve().parent.parent / "fixtures" / "known-divergences.toml"
+
+JAX_X32 = {"name": "jax", "id": "jax[x32]", "version": "0.4.35", "config": {"x64": False}}
+JAX_X64 = {"name": "jax", "id": "jax[x64]", "version": "0.4.35", "config": {"x64": True}}
+TORCH = {"name": "torch", "id": "torch", "version": "2.5.1+cpu", "config": {}}
+OLD_TORCH = {"name": "torch", "id": "torch", "version": "2.3.0", "config": {}}
+
+
+def divergence(**fields) -> dict:
+    base = {"family": "promotion", "op": "add", "kind": "dtype", "inputs": "int8,uint8",
+            "expected": "int16", "actual": "int8", "device": "", "reference": "numpy"}
+    return {**base, **fields}
+
+
+def write(tmp_path: Path, text: str, name: str = "registry.toml") -> Path:
+    path = tmp_path / name
+    path.write_text(textwrap.dedent(text), encoding="utf-8")
+    return path
+
+
+def entry(id: str = "e1", backend: str = "jax", kind: str = "dtype", **extra: str) -> str:
+    kind = kind if kind.startswith("[") else f'"{kind}"'  # a TOML list is passed as is
+    lines = ["[[known]]", f'id = "{id}"', f'backend = "{backend}"', f"kind = {kind}",
+             'differs = "something differs"', 'reason = "because"']
+    lines += [f"{k} = {v}" for k, v in extra.items()]
+    return "\n".join(lines) + "\n\n"
+
+
+def load(tmp_path: Path, *entries: str) -> registry.Registry:
+    return registry.load(write(tmp_path, "".join(entries)))
+
+
+# -- loading ---------------------------------------------------------------------
+
+def test_load_a_valid_registry(tmp_path):
+    path = write(tmp_path, """
+        # accepted differences
+        [[known]]
+        id = "jax-x32-no-int64"
+        backend = "jax[x32]"
+        kind = "dtype"
+        family = "promotion"
+        op = ["add", "sub*"]
+        inputs = "int64,*"
+        expected = "int64"
+        actual = "int32"
+        config = { x64 = false }
+        versions = ">=0.4"
+        differs = "int64 inputs give int32"
+        reason = "JAX without x64 has no 64-bit types"
+        source = "https://jax.readthedocs.io/en/latest/notebooks/Common_Gotchas_in_JAX.html"
+
+        [[known]]
+        id = "torch-uint64"
+        backend = "torch"
+        kind = "error"
+        differs = "uint64 arithmetic raises"
+        reason = "limited uint64 support"
+    """)
+    loaded = registry.load(path)
+    assert loaded.path == path
+    assert [e.id for e in loaded.entries] == ["jax-x32-no-int64", "torch-uint64"]
+    first = loaded.entries[0]
+    assert (first.backend, first.versions) == ("jax[x32]", ">=0.4")
+    assert first.config == {"x64": False}
+    assert first.reason == "JAX without x64 has no 64-bit types"
+    assert first.source.startswith("https://")
+    assert first.patterns["op"] == ("add", "sub*")
+    assert first.patterns["inputs"] == ("int64,*",)
+    assert set(first.patterns) == {"family", "op", "inputs", "expected", "actual"}
+    assert loaded.entries[1].patterns == {}
+    assert set(loaded.by_id()) == {"jax-x32-no-int64", "torch-uint64"}
+
+
+def test_no_registry_and_empty_registry_match_nothing(tmp_path):
+    assert registry.load(None).entries == []
+    empty = registry.load(write(tmp_path, "# nothing yet\n"))
+    assert empty.entries == []
+    assert empty.match(JAX_X32, divergence()) is None
+
+
+# -- matching --------------------------------------------------------------------
+
+def test_backend_name_matches_every_config_but_an_id_only_its_own(tmp_path):
+    by_name = load(tmp_path, entry("any-jax", backend="jax"))
+    assert by_name.match(JAX_X32, divergence()).id == "any-jax"
+    assert by_name.match(JAX_X64, divergence()).id == "any-jax"
+    assert by_name.match(TORCH, divergence()) is None
+    by_id = load(tmp_path, entry("x32-only", backend="jax[x32]"))
+    assert by_id.match(JAX_X32, divergence()).id == "x32-only"
+    assert by_id.match(JAX_X64, divergence()) is None
+
+
+def test_config_must_be_a_subset_of_the_backend_config(tmp_path):
+    known = load(tmp_path, entry("no-x64", backend="jax", config="{ x64 = false }"))
+    assert known.match(JAX_X32, divergence()).id == "no-x64"
+    assert known.match(JAX_X64, divergence()) is None
+    assert known.match({**JAX_X32, "config": {"x64": False, "other": 1}}, divergence()).id == "no-x64"
+    assert known.match({**JAX_X32, "config": {}}, divergence()) is None
+
+
+def test_versions_specifier(tmp_path):
+    known = load(tmp_path, entry("new-torch", backend="torch", versions='">=2.4,<3"'))
+    assert known.match(TORCH, divergence()).id == "new-torch"  # 2.5.1+cpu: the local label is ignored
+    assert known.match(OLD_TORCH, divergence()) is None
+    assert known.match({**TORCH, "version": "3.0.0"}, divergence()) is None
+
+
+def test_kind_must_be_equal(tmp_path):
+    known = load(tmp_path, entry("dtype-only", kind="dtype"))
+    assert known.match(JAX_X32, divergence(kind="dtype")) is not None
+    assert known.match(JAX_X32, divergence(kind="value")) is None
+
+
+def test_kind_may_be_a_list(tmp_path):
+    known = load(tmp_path, entry("two-kinds", kind='["dtype", "value"]'))
+    assert known.match(JAX_X32, divergence(kind="dtype")).id == "two-kinds"
+    assert known.match(JAX_X32, divergence(kind="value")).id == "two-kinds"
+    assert known.match(JAX_X32, divergence(kind="error")) is None
+
+
+def test_backend_glob(tmp_path):
+    anyone = load(tmp_path, entry("anyone", backend="*"))
+    for backend in (JAX_X32, JAX_X64, TORCH, {"name": "thirdparty", "id": "thirdparty", "version": "1.0", "config": {}}):
+        assert anyone.match(backend, divergence()).id == "anyone"
+    j_only = load(tmp_path, entry("j-only", backend="j*"))
+    assert j_only.match(JAX_X64, divergence()).id == "j-only"
+    assert j_only.match(TORCH, divergence()) is None
+
+
+def test_glob_patterns(tmp_path):
+    known = load(tmp_path, entry("int8-left", inputs='"int8,*"', actual='"int?"'))
+    assert known.match(JAX_X32, divergence(inputs="int8,uint8", actual="int8")).id == "int8-left"
+    assert known.match(JAX_X32, divergence(inputs="int8,py:int", actual="int8")).id == "int8-left"
+    assert known.match(JAX_X32, divergence(inputs="uint8,int8", actual="int8")) is None
+    assert known.match(JAX_X32, divergence(inputs="int8,uint8", actual="int16")) is None
+
+
+def test_list_of_globs_matches_any(tmp_path):
+    known = load(tmp_path, entry("some-ops", op='["add", "sub*", "*_divide"]'))
+    for op in ("add", "subtract", "true_divide", "floor_divide"):
+        assert known.match(JAX_X32, divergence(op=op)).id == "some-ops", op
+    for op in ("multiply", "addition", "divide"):
+        assert known.match(JAX_X32, divergence(op=op)) is None, op
+
+
+def test_every_pattern_must_match(tmp_path):
+    known = load(tmp_path, entry("narrow", family='"promotion"', op='"add"', expected='"int16"', reference='"numpy"'))
+    assert known.match(JAX_X32, divergence()).id == "narrow"
+    assert known.match(JAX_X32, divergence(family="broadcasting")) is None
+    assert known.match(JAX_X32, divergence(expected="int32")) is None
+    assert known.match(JAX_X32, divergence(reference="device:gpu")) is None
+
+
+def test_first_match_wins(tmp_path):
+    narrow = entry("narrow", op='"add"', inputs='"int8,uint8"')
+    broad = entry("broad", op='"*"')
+    assert load(tmp_path, narrow, broad).match(JAX_X32, divergence()).id == "narrow"
+    assert load(tmp_path, broad, narrow).match(JAX_X32, divergence()).id == "broad"
+    assert load(tmp_path, narrow, broad).match(JAX_X32, divergence(op="multiply")).id == "broad"
+
+
+# -- malformed registries ------------------------------------------------------------
+
+def load_error(tmp_path: Path, text: str) -> str:
+    with pytest.raises(RegistryError) as raised:
+        registry.load(write(tmp_path, text))
+    message = str(raised.value)
+    assert message.strip() and "\n" not in message, repr(message)
+    assert "registry.toml" in message
+    return message
+
+
+def test_bad_toml(tmp_path):
+    message = load_error(tmp_path, entry("fine") + "[[known]]\nid = \"broken\nbackend = torch\n")
+    assert "TOML" in message
+
+
+def test_missing_reason(tmp_path):
+    text = entry("good") + entry("no-reason").replace('reason = "because"\n', "")
+    message = load_error(tmp_path, text)
+    assert "no-reason" in message and "entry 2" in message and "reason" in message
+
+
+def test_empty_reason_counts_as_missing(tmp_path):
+    message = load_error(tmp_path, entry("empty-reason").replace('reason = "because"', 'reason = ""'))
+    assert "empty-reason" in message and "reason" in message
+
+
+def test_unknown_field(tmp_path):
+    message = load_error(tmp_path, entry("typo", opp='"add"'))
+    assert "typo" in message and "opp" in message
+
+
+@pytest.mark.parametrize("kind", ["dtypes", '["dtype", "values"]', "[]"])
+def test_bad_kind(tmp_path, kind):
+    message = load_error(tmp_path, entry("bad-kind", kind=kind))
+    assert "bad-kind" in message and "kind" in message
+    if "s" in kind:
+        assert ("values" if "values" in kind else "dtypes") in message
+
+
+def test_duplicate_id(tmp_path):
+    message = load_error(tmp_path, entry("twice") + entry("other") + entry("twice", backend="torch"))
+    assert "twice" in message and "entry 3" in message and "duplicate" in message
+
+
+@pytest.mark.parametrize("versions", ["2.4", "latest", "=>2.4", ">=two"])
+def test_bad_versions_specifier(tmp_path, versions):
+    message = load_error(tmp_path, entry("bad-versions", backend="torch", versions=f'"{versions}"'))
+    assert "bad-versions" in message and versions in message
+
+
+@pytest.mark.parametrize("field, value", [("op", "[]"), ("op", "3"), ("inputs", '["int8", 3]'), ("config", '"x64"'),
+                                          ("reason", "42")])
+def test_badly_typed_fields(tmp_path, field, value):
+    message = load_error(tmp_path, entry("bad-type", **{field: value}).replace('reason = "because"\n', "")
+                         if field == "reason" else entry("bad-type", **{field: value}))
+    assert "bad-type" in message and field in message
+
+
+def test_entries_outside_known(tmp_path):
+    message = load_error(tmp_path, entry("ok") + "[[knwon]]\nid = \"x\"\n")
+    assert "knwon" in message
+
+
+def test_missing_file(tmp_path):
+    with pytest.raises(RegistryError) as raised:
+        registry.load(tmp_path / "nope.toml")
+    assert "nope.toml" in str(raised.value) and "\n" not in str(raised.value)
+
+
+# -- the shipped registry ------------------------------------------------------------
+
+def test_shipped_registry_loads_and_explains_every_entry():
+    if not SHIPPED.exists():
+        pytest.skip(f"{SHIPPED} does not exist yet")
+    loaded = registry.load(SHIPPED)
+    assert loaded.entries, "the shipped registry has no entries"
+    for known in loaded.entries:
+        assert known.reason.strip(), f"{known.id}: empty reason"
+        assert known.differs.strip(), f"{known.id}: empty 'differs'"
+    assert len({e.id for e in loaded.entries}) == len(loaded.entries)
