@@ -31,6 +31,7 @@ def main(argv: list[str] | None = None) -> int:
     report.add_argument("--format", choices=("text", "json"), default="text")
     report.add_argument("--run", default=None, metavar="ID", help="run id (default: the latest run in DIR)")
     report.add_argument("--registry", default=None, metavar="FILE", help="registry for reasons and stale entries (default: the run's)")
+    report.add_argument("--all", action="store_true", help="list every known divergence, not two examples per registry entry")
 
     bench = commands.add_parser("bench", help="examples per second per backend and family, and harness overhead",
                                 description="Run each family's specs per backend in one process and print examples checked per "
@@ -61,7 +62,7 @@ def survey_command(args, extra: list[str]) -> int:
     status = subprocess.call(command + extra)
     if status not in (0, 1):  # 1 would be a failing harness test; report what was recorded anyway
         return status
-    return report_command(argparse.Namespace(results=args.results, format="text", run=None, registry=None)) or status
+    return report_command(argparse.Namespace(results=args.results, format="text", run=None, registry=None, all=False)) or status
 
 
 def report_command(args) -> int:
@@ -90,7 +91,7 @@ def report_command(args) -> int:
     if args.format == "json":
         print(json.dumps(report.json_report(run, known), indent=2))
     else:
-        print(report.text_report(run, known))
+        print(report.text_report(run, known, every=args.all))
     return 1 if loaded.problems else 0
 
 

@@ -2,13 +2,17 @@
 
 Runs the specs of every family for one backend at a time in this process
 (no xdist, report mode, records in a temporary directory) and measures, per
-spec call, wall time and the time spent inside adapter calls (framework
-conversions and operations, the NumPy reference included). Overhead is the
-share of wall time outside those calls: strategies, oracle, records, pytest.
+spec call, wall time, the time inside adapter calls (framework conversions
+and operations, the NumPy reference included) and the time inside
+``Checker.check``. Overhead is the share of wall time outside framework
+calls; it splits into compat's own code (checker, oracle, registry, records)
+and the rest (Hypothesis generating and shrinking examples, pytest).
 """
 
 from __future__ import annotations
 
+import contextlib
+import io
 import tempfile
 import time
 from collections import defaultdict
@@ -27,17 +31,19 @@ class Meter:
         self.wall = defaultdict(float)
         self.framework = defaultdict(float)
         self.cases = defaultdict(int)
+        self.checker = defaultdict(float)
 
     @pytest.hookimpl(wrapper=True, tryfirst=True)
     def pytest_pyfunc_call(self, pyfuncitem):
         checker = pyfuncitem.funcargs.get("xp")
-        start, framework = time.perf_counter(), adapters.framework_seconds
+        start, framework, checking = time.perf_counter(), adapters.framework_seconds, Checker.seconds
         try:
             return (yield)
         finally:
             if isinstance(checker, Checker):
                 self.wall[checker.family] += time.perf_counter() - start
                 self.framework[checker.family] += adapters.framework_seconds - framework
+                self.checker[checker.family] += Checker.seconds - checking
                 self.cases[checker.family] += sum(checker.cases.values())
 
 
@@ -46,17 +52,22 @@ def main(backends: str | None) -> int:
     rows = []
     for name in names:
         meter = Meter()
-        with tempfile.TemporaryDirectory() as results:
-            status = pytest.main([SPECS, "-q", "-p", "no:xdist", "--no-header", "--compat-mode", "report",
-                                  "--compat-results", results, "--backends", name, "-o", "addopts="], plugins=[meter])
-        if status not in (0, 1, 5):
+        print(f"compat bench: {name} ...", flush=True)
+        output = io.StringIO()
+        with tempfile.TemporaryDirectory() as results, contextlib.redirect_stdout(output):
+            status = pytest.main([SPECS, "-q", "-p", "no:xdist", "-p", "no:cacheprovider", "-W", "ignore::pytest.PytestAssertRewriteWarning",
+                                  "--compat-mode", "report", "--compat-results", results, "--backends", name], plugins=[meter])
+        if status not in (0, 5):
+            print(output.getvalue())
             return int(status)
         for family in sorted(meter.wall):
-            wall = meter.wall[family]
-            rows.append((name, family, meter.cases[family], wall, meter.cases[family] / wall if wall else 0.0,
-                         1 - meter.framework[family] / wall if wall else 0.0))
+            wall, framework = meter.wall[family], meter.framework[family]
+            compat_own = meter.checker[family] - framework
+            rows.append((name, family, meter.cases[family], wall, meter.cases[family] / wall,
+                         1 - framework / wall, compat_own / wall, 1 - meter.checker[family] / wall))
     print()
-    print(f"{'backend':<12} {'family':<14} {'examples':>9} {'seconds':>8} {'examples/s':>11} {'overhead':>9}")
-    for name, family, cases, wall, rate, overhead in rows:
-        print(f"{name:<12} {family:<14} {cases:>9} {wall:>8.2f} {rate:>11.0f} {overhead:>8.0%}")
+    print(f"{'backend':<12} {'family':<14} {'examples':>9} {'seconds':>8} {'examples/s':>11} "
+          f"{'overhead':>9} {'= compat':>9} {'+ hypothesis/pytest':>20}")
+    for name, family, cases, wall, rate, overhead, own, rest in rows:
+        print(f"{name:<12} {family:<14} {cases:>9} {wall:>8.2f} {rate:>11.0f} {overhead:>8.0%} {own:>9.0%} {rest:>20.0%}")
     return 0

@@ -12,6 +12,7 @@ and the loop goes on. ``records`` then writes one record per signature.
 
 from __future__ import annotations
 
+import time
 from collections import Counter
 from dataclasses import dataclass
 
@@ -74,9 +75,18 @@ class Checker:
     def reference_name(self) -> str:
         return self.reference.name
 
+    seconds = 0.0  # wall time inside check(), framework calls included (for the benchmark)
+
     def check(self, op: str, *args, **kwargs) -> Outcome:
         """Run ``op(*args, **kwargs)`` on both sides; a divergence is raised
         (inside Hypothesis) or collected. Returns the backend's outcome."""
+        start = time.perf_counter()
+        try:
+            return self._check(op, args, kwargs)
+        finally:
+            Checker.seconds += time.perf_counter() - start
+
+    def _check(self, op: str, args: tuple, kwargs: dict) -> Outcome:
         case = Case(op, args, kwargs)
         expected = self.reference.run(op, args, kwargs)
         actual = self.backend.run(op, args, kwargs, device=self.device)

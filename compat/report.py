@@ -143,19 +143,39 @@ def new_divergences_message(new: list[dict]) -> str:
     return "\n".join(lines)
 
 
-def text_report(run: records_module.Run, registry: Registry) -> str:
+def text_report(run: records_module.Run, registry: Registry, every: bool = False) -> str:
+    """Summary, new divergences in full, known ones grouped by registry entry
+    (every one of them with ``every``), then the promotion tables."""
     meta = run.meta
     backends = ", ".join(b["id"] + " " + b["version"] for b in meta.get("backends", [])) or "?"
     out = [f"compat run {run.run_id}  started {meta.get('started', '?')}  mode {meta.get('mode', '?')}",
            f"backends: {backends}", "", summary_table(run, registry), ""]
-    entries = registry.by_id()
     merged = merge(run.divergences)
-    out.append(f"divergences ({len(merged)}):")
+    new = [r for r in merged if r["status"] == "new"]
+    out.append(f"new divergences ({len(new)}):")
+    for record in new:
+        out += ["  " + one_line(record), f"      {record['detail']}"]
+    known = defaultdict(list)
     for record in merged:
-        out.append("  " + one_line(record))
-        entry = entries.get(record["known"] or "")
+        if record["known"]:
+            known[record["known"]].append(record)
+    entries = registry.by_id()
+    out += ["", f"known divergences ({len(merged) - len(new)}), by registry entry:"]
+    for entry_id, group in sorted(known.items(), key=lambda item: -len(item[1])):
+        entry = entries.get(entry_id)
+        per_backend = defaultdict(int)
+        for record in group:
+            per_backend[record["backend"]["id"]] += 1
+        counts = ", ".join(f"{b} {n}" for b, n in sorted(per_backend.items()))
+        out.append(f"  {entry_id} ({counts})")
         if entry:
+            out.append(f"      differs: {entry.differs}")
             out.append(f"      reason: {entry.reason}" + (f" ({entry.source})" if entry.source else ""))
+        out.append(f"      ops: {', '.join(sorted({r['op'] for r in group}))}")
+        for record in group if every else group[:2]:
+            out.append("      " + one_line(record))
+        if not every and len(group) > 2:
+            out.append(f"      ... {len(group) - 2} more (--all lists every divergence)")
     differences = promotion_differences(run)
     if differences:
         out += ["", "promotion: result dtypes that differ from NumPy"]

@@ -168,7 +168,9 @@ class Adapter:
         return importlib.util.find_spec(cls.requires) is not None
 
     def version(self) -> str:
-        return importlib.metadata.version(self.distribution())
+        if not hasattr(self, "_version"):  # importlib.metadata costs milliseconds per call
+            self._version = importlib.metadata.version(self.distribution())
+        return self._version
 
     def distribution(self) -> str:
         return self.requires
