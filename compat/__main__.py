@@ -25,8 +25,9 @@ def main(argv: list[str] | None = None) -> int:
     survey.add_argument("-n", "--workers", default="auto", help="pytest-xdist workers (default: auto)")
 
     report = commands.add_parser("report", help="print the divergence report of a results directory",
-                                 description="Print the summary (backend x family: cases, new, known, stale), every divergence with "
-                                             "its registry reason, and each backend's promotion differences from NumPy.")
+                                 description="Print the summary (backend x family: cases, new, known, stale), every new divergence, "
+                                             "the known ones grouped by registry entry with its reason and source, and each "
+                                             "backend's promotion differences from NumPy.")
     report.add_argument("results", nargs="?", default=DEFAULT_RESULTS, metavar="DIR", help=f"results directory (default: {DEFAULT_RESULTS})")
     report.add_argument("--format", choices=("text", "json"), default="text")
     report.add_argument("--run", default=None, metavar="ID", help="run id (default: the latest run in DIR)")
