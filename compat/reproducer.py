@@ -14,7 +14,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from compat import dtypes
-from compat.adapters import Adapter
+from compat.adapters import Adapter, BackendArray
+
+INDEXED = ("getitem", "set_at", "add_at", "setitem")  # operations whose second argument is an index
 
 
 @dataclass(frozen=True)
@@ -26,8 +28,8 @@ class Case:
     kwargs: dict = field(default_factory=dict)
 
     def input_tags(self) -> str:
-        """Shrink-stable description of the inputs: 'int8,py:int'."""
-        return ",".join(tag(a) for a in self.args)
+        """Shrink-stable description of the inputs: 'int8,py:int', 'int32,idx(None,int,slice)'."""
+        return ",".join(index_tag(a) if i == 1 and self.op in INDEXED else tag(a) for i, a in enumerate(self.args))
 
     def arrays(self) -> dict[str, np.ndarray]:
         return {f"x{i}": a for i, a in enumerate(self.args) if isinstance(a, np.ndarray)}
@@ -39,6 +41,8 @@ class Case:
         return [f"x{i}" if isinstance(a, np.ndarray) else value_source(a) for i, a in enumerate(self.args)]
 
     def call(self) -> str:
+        if self.op == "getitem":
+            return f"x0[{index_source(self.args[1], lambda array: array_source(array))}]"
         return f"{self.op}({self.arguments(self.arg_names(), dtypes_as=repr)})"
 
     def arguments(self, args: list[str], dtypes_as) -> str:
@@ -47,6 +51,48 @@ class Case:
 
     def uses_bfloat16(self) -> bool:
         return any(a.dtype.name == "bfloat16" for a in self.arrays().values()) or self.kwargs.get("dtype") == "bfloat16"
+
+
+def index_tag(index) -> str:
+    """The kinds of items an index has, each once: 'idx(...,None,int,slice)'. The
+    order and count of items stay out, so that one behaviour (say, negative
+    slice steps) is one divergence, not one per index layout."""
+    def kind(item):
+        if item is None or item is Ellipsis:
+            return "None" if item is None else "..."
+        if isinstance(item, slice):
+            return "slice"
+        if isinstance(item, np.ndarray):
+            return f"{'backend-' if isinstance(item, BackendArray) else ''}{item.dtype.kind}-array"
+        if isinstance(item, (list, tuple)):
+            flat = np.asarray(item).reshape(-1)
+            return f"{'empty' if not flat.size else 'b' if flat.dtype == np.bool_ else 'i'}-{type(item).__name__}"
+        return type(item).__name__
+    items = index if isinstance(index, tuple) else (index,)
+    return "idx(" + ",".join(sorted({kind(i) for i in items})) + ")"
+
+
+def slice_source(item: slice) -> str:
+    text = ":".join("" if v is None else repr(v) for v in (item.start, item.stop))
+    return text + (f":{item.step!r}" if item.step is not None else "")
+
+
+def index_source(index, array_text) -> str:
+    """An index in Python's subscript syntax: '1, None, ::-2, ...'. ``array_text``
+    renders the arrays inside it."""
+    def item_source(item):
+        if item is Ellipsis:
+            return "..."
+        if isinstance(item, slice):
+            return slice_source(item)
+        if isinstance(item, np.ndarray):
+            return array_text(item)
+        return value_source(item)
+    if not isinstance(index, tuple):
+        return item_source(index)
+    if not index:
+        return "()"
+    return ", ".join(item_source(i) for i in index) + ("," if len(index) == 1 else "")
 
 
 def tag(value) -> str:
@@ -72,6 +118,10 @@ def value_source(value) -> str:
         return f"[{items}]" if isinstance(value, list) else f"({items}{',' if len(value) == 1 else ''})"
     if isinstance(value, np.ndarray):
         return array_source(value)
+    if isinstance(value, slice):
+        return f"slice({value.start!r}, {value.stop!r}, {value.step!r})"
+    if value is Ellipsis:
+        return "Ellipsis"
     return repr(value)
 
 
@@ -121,10 +171,12 @@ def reproducer(case: Case, reference: Adapter, backend: Adapter, device: str | N
     lines.append("")
     lines += [f"{name} = {source}" for name, source in case.inputs_source().items()]
     lines.append(SHOW)
-    lines.append(f"show({label(reference)!r}, lambda: {native_call(case, reference)})")
-    if native:
-        lines.append(f"show({label(backend)!r}, lambda: {native_call(case, backend)})")
-    else:
+    sides = [reference, backend] if native else [reference]
+    for adapter in sides:
+        definition, expression = native_call(case, adapter)
+        lines += definition
+        lines.append(f"show({label(adapter)!r}, lambda: {expression})")
+    if not native:
         lines.append(f"backend = load_adapter({backend.spec!r})")
         args = ", ".join(case.arg_names())
         kwargs = "{" + ", ".join(f"{k!r}: {value_source(v)}" for k, v in case.kwargs.items()) + "}"
@@ -136,12 +188,27 @@ def label(adapter: Adapter) -> str:
     return f"{adapter.id} {adapter.version()}"
 
 
-def native_call(case: Case, adapter: Adapter) -> str:
-    args = [
-        adapter.array_source(f"x{i}", a.dtype.name) if isinstance(a, np.ndarray) else value_source(a)
-        for i, a in enumerate(case.args)
-    ]
+def native_call(case: Case, adapter: Adapter) -> tuple[list[str], str]:
+    """(definition lines, expression) computing the case with the adapter's framework."""
+    def convert(value, i=None):
+        if isinstance(value, BackendArray):
+            return adapter.array_source(array_source(np.asarray(value)), value.dtype.name)
+        if isinstance(value, np.ndarray):
+            return adapter.array_source(f"x{i}", value.dtype.name) if i is not None else array_source(value)
+        if isinstance(value, tuple) and any(isinstance(v, np.ndarray) for v in value):
+            return "(" + ", ".join(convert(v) for v in value) + ("," if len(value) == 1 else "") + ")"
+        return value_source(value)
+
+    if case.op == "getitem":
+        array = adapter.array_source("x0", case.args[0].dtype.name)
+        return [], f"{array}[{index_source(case.args[1], convert)}]"
+    args = [convert(a, i) for i, a in enumerate(case.args)]
     op = adapter.op_source(case.op)
-    if op.startswith("lambda"):
+    definition = []
+    if op.startswith("def "):
+        name = f"{adapter.name}_{case.op}"
+        definition = [op.replace(f"def {case.op}(", f"def {name}(", 1)]
+        op = name
+    elif op.startswith("lambda"):
         op = f"({op})"
-    return f"{op}({case.arguments(args, dtypes_as=adapter.dtype_source)})"
+    return definition, f"{op}({case.arguments(args, dtypes_as=adapter.dtype_source)})"

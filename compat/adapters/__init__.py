@@ -16,6 +16,7 @@ from __future__ import annotations
 import importlib
 import importlib.metadata
 import importlib.util
+import operator
 import time
 import warnings
 from dataclasses import dataclass
@@ -28,6 +29,15 @@ from compat import dtypes
 
 class Unsupported(Exception):
     """The backend has no such operation."""
+
+
+class BackendArray(np.ndarray):
+    """A NumPy array the adapter converts to a backend array even where it is
+    nested (an index array inside an index tuple); NumPy treats it as an ndarray."""
+
+
+def backend_array(values) -> BackendArray:
+    return np.asarray(values).view(BackendArray)
 
 
 class AdapterError(Exception):
@@ -137,7 +147,9 @@ class Adapter:
     ``namespace`` is the source name of the backend's NumPy-like module in
     reproducers (``np``, ``torch``, ``jnp``, ``tnp``); ``imports`` are the
     import lines that define it. ``OPS`` overrides ``namespace.<op>`` for
-    operations spelled differently.
+    operations spelled differently: an expression, or a ``def <op>(...)``
+    block for operations that take several statements (functional updates).
+    ``getitem`` is Python's ``x[index]`` everywhere.
     """
 
     name: ClassVar[str] = "base"
@@ -208,6 +220,8 @@ class Adapter:
 
     # -- calling -----------------------------------------------------------
     def op_source(self, op: str) -> str:
+        if op == "getitem":
+            return "operator.getitem"
         return self.OPS.get(op, f"{self.namespace}.{op}")
 
     def source_globals(self) -> dict[str, Any]:
@@ -218,11 +232,27 @@ class Adapter:
 
     def function(self, op: str):
         if op not in self._functions:
+            source, namespace = self.op_source(op), self.source_globals()
             try:
-                self._functions[op] = eval(self.op_source(op), self.source_globals())
+                if source.startswith("def "):
+                    exec(source, namespace)
+                    self._functions[op] = namespace[op]
+                else:
+                    self._functions[op] = eval(source, {"operator": operator, **namespace})
             except AttributeError as error:
-                raise Unsupported(f"{self.id} has no {op} ({self.op_source(op)})") from error
+                raise Unsupported(f"{self.id} has no {op} ({source})") from error
         return self._functions[op]
+
+    def convert(self, value, device):
+        """Arguments to backend values: top-level arrays, and BackendArrays anywhere."""
+        if isinstance(value, BackendArray):
+            return self.from_numpy(np.asarray(value), device)
+        if isinstance(value, np.ndarray):
+            return self.from_numpy(value, device)
+        if isinstance(value, tuple):
+            return tuple(v if isinstance(v, np.ndarray) and not isinstance(v, BackendArray) else self.convert(v, device)
+                         for v in value)
+        return value
 
     def run(self, op: str, args: tuple, kwargs: dict | None = None, device: str | None = None) -> Outcome:
         """Call ``op`` on ``args`` (NumPy arrays and Python values) on ``device``."""
@@ -232,7 +262,7 @@ class Adapter:
             with self.context(), warnings.catch_warnings():
                 warnings.simplefilter("ignore")  # numpy's "divide by zero" etc. are not results
                 fn = self.function(op)
-                backend_args = [self.from_numpy(a, device) if isinstance(a, np.ndarray) else a for a in args]
+                backend_args = [self.convert(a, device) for a in args]
                 backend_kwargs = {k: self.dtype(v) if k == "dtype" else v for k, v in (kwargs or {}).items()}
                 return self.outcome(fn(*backend_args, **backend_kwargs))
         except Exception as error:  # a raised error is a result like any other
@@ -262,7 +292,7 @@ class Adapter:
         message = str(error).lower()
         if isinstance(error, Unsupported):
             return "unsupported"
-        if isinstance(error, IndexError):
+        if isinstance(error, IndexError) or (("bounds" in message or "out of range" in message) and "ind" in message):
             return "index"
         if isinstance(error, (ZeroDivisionError, FloatingPointError)) or "division by zero" in message or "zerodivision" in message:
             return "arithmetic"

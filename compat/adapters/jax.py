@@ -20,6 +20,11 @@ class JaxAdapter(Adapter):
     requires = "jax"
     namespace = "jnp"
     imports = ("import numpy as np", "import jax", "import jax.numpy as jnp")
+    OPS = {
+        "set_at": "def set_at(x, index, values):\n    return x.at[index].set(values)\n",
+        "add_at": "def add_at(x, index, values):\n    return x.at[index].add(values)\n",
+        "setitem": "def setitem(x, index, values):\n    x[index] = values\n    return x\n",
+    }
     CONFIGS = {"x64": {"x64": True}, "x32": {"x64": False}}
     DEFAULT_CONFIGS = ("x64", "x32")
 

@@ -14,8 +14,14 @@ class NumpyAdapter(Adapter):
     namespace = "np"
     imports = ("import numpy as np",)
 
+    OPS = {
+        "set_at": "def set_at(x, index, values):\n    y = x.copy()\n    y[index] = values\n    return y\n",
+        "add_at": "def add_at(x, index, values):\n    y = x.copy()\n    np.add.at(y, index, values)\n    return y\n",
+        "setitem": "def setitem(x, index, values):\n    x[index] = values\n    return x\n",
+    }
+
     def from_numpy(self, array, device):
-        return array.copy()
+        return np.array(array)  # a copy, and a plain ndarray (not a BackendArray view)
 
     def to_numpy(self, value):
         return np.asarray(value)

@@ -24,8 +24,18 @@ class TensorflowAdapter(Adapter):
     imports = ("import numpy as np", "import tensorflow as tf", "import tensorflow.experimental.numpy as tnp")
     CONFIGS = {"": LEGACY, "prefer_float32": {**LEGACY, "prefer_float32": True}}
     DEFAULT_CONFIGS = ("",)
+    SCATTER = (
+        "    indices = np.stack(np.broadcast_arrays(*index), axis=-1)\n"
+        "    updates = tnp.broadcast_to(values, indices.shape[:-1] + tuple(x.shape[len(index):]))\n"
+    )
     OPS = {
         "max": "tnp.amax",
+        # tnp arrays are immutable; TensorFlow's functional updates take index tuples as scatter indices
+        "set_at": "def set_at(x, index, values):\n" + SCATTER
+        + "    return tf.tensor_scatter_nd_update(x, indices, tf.cast(updates, x.dtype))\n",
+        "add_at": "def add_at(x, index, values):\n" + SCATTER
+        + "    return tf.tensor_scatter_nd_add(x, indices, tf.cast(updates, x.dtype))\n",
+        "setitem": "def setitem(x, index, values):\n    x[index] = values\n    return x\n",
     }
 
     def distribution(self):
@@ -89,4 +99,6 @@ class TensorflowAdapter(Adapter):
         message = str(error)
         if "Could not find device for node" in message or "registered kernels" in message.lower():
             return "dtype"  # no kernel for these dtypes
+        if "is not in [" in message:  # gather's "indices[0] = 5 is not in [0, 3)"
+            return "index"
         return super().classify(error)

@@ -28,6 +28,12 @@ class TorchAdapter(Adapter):
         "else torch.prod(x).reshape((1,) * x.ndim if keepdims else ())",
         "max": f"lambda x, axis=None, keepdims=False: torch.amax(x, dim={REDUCE_ALL}, keepdim=keepdims)",
         "cumsum": "lambda x, axis=None: torch.cumsum(x.flatten() if axis is None else x, dim=0 if axis is None else axis)",
+        "take": "lambda x, indices, axis: torch.index_select(x, axis, indices)",
+        "take_along_axis": "lambda x, indices, axis: torch.take_along_dim(x, indices, dim=axis)",
+        "set_at": "def set_at(x, index, values):\n    y = x.clone()\n    y[index] = values\n    return y\n",
+        "add_at": "def add_at(x, index, values):\n"
+        "    return x.clone().index_put_(tuple(torch.as_tensor(i) for i in index), values, accumulate=True)\n",
+        "setitem": "def setitem(x, index, values):\n    x[index] = values\n    return x\n",
     }
 
     def from_numpy(self, array, device):

@@ -1,0 +1,188 @@
+"""Indexing, as NumPy's indexing guide states it.
+
+- basic indexing: integers, slices (any start, stop, step), None, Ellipsis;
+- advanced indexing: integer arrays (as NumPy arrays, lists or backend arrays)
+  broadcast together; advanced indices separated by a slice move their
+  dimensions to the front;
+- boolean masks: full-shape, over leading dimensions, as tuple elements, 0-d;
+- out-of-bounds and invalid indices: NumPy raises IndexError;
+- functional updates: x[i] = v on a copy (last write wins for duplicates) and
+  np.add.at (duplicates accumulate), and in-place item assignment.
+"""
+
+import numpy as np
+import pytest
+from hypothesis import assume, given
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+from compat.adapters import backend_array
+from compat.strategies import arrays, dtype_names, shapes
+
+MAX_SIDE = 4
+
+
+def any_arrays(shape):
+    return dtype_names().flatmap(lambda name: arrays(name, shape))
+
+
+def array_forms(index_arrays, form):
+    """The same integer/bool arrays as NumPy arrays, Python lists or backend arrays."""
+    if form == "list":
+        return tuple(a.tolist() for a in index_arrays)
+    if form == "backend":
+        return tuple(backend_array(a) for a in index_arrays)
+    return tuple(index_arrays)
+
+
+@given(data=st.data())
+def test_basic_indexing(xp, data):
+    """x[index] for integers, slices (negative steps too), None and Ellipsis, on ranks 0 to 6."""
+    shape = data.draw(hnp.array_shapes(min_dims=0, max_dims=6, min_side=0, max_side=MAX_SIDE), label="shape")
+    x = data.draw(any_arrays(shape), label="x")
+    index = data.draw(hnp.basic_indices(shape, allow_newaxis=True, allow_ellipsis=True), label="index")
+    xp.check("getitem", x, index)
+
+
+@pytest.mark.parametrize("form", ["numpy", "list", "backend"])
+@given(data=st.data())
+def test_integer_array_indexing(xp, form, data):
+    """Integer arrays index the leading dimensions, broadcast together; negative entries count from the end."""
+    shape = data.draw(hnp.array_shapes(min_dims=1, max_dims=4, min_side=1, max_side=MAX_SIDE), label="shape")
+    x = data.draw(any_arrays(shape), label="x")
+    index = data.draw(hnp.integer_array_indices(shape, result_shape=hnp.array_shapes(min_dims=0, max_dims=2, max_side=3)),
+                      label="integer arrays")
+    xp.check("getitem", x, array_forms(index, form))
+
+
+@st.composite
+def mixed_indices(draw, shape):
+    """A tuple that mixes integer arrays with slices, None and Ellipsis: advanced
+    indices next to each other keep their place, separated by a slice they move to the front."""
+    result_shape = draw(hnp.array_shapes(min_dims=0, max_dims=2, max_side=3), label="advanced result shape")
+    items = []
+    for side in shape:
+        if draw(st.booleans(), label="advanced here"):
+            items.append(draw(hnp.arrays(np.intp, result_shape, elements=st.integers(-side, side - 1)), label="index array"))
+        else:
+            items.append(draw(st.slices(side), label="slice"))
+    if draw(st.booleans(), label="insert None"):
+        items.insert(draw(st.integers(0, len(items)), label="None at"), None)
+    if draw(st.booleans(), label="use Ellipsis") and items:
+        start = draw(st.integers(0, len(items) - 1), label="Ellipsis from")
+        stop = draw(st.integers(start, len(items)), label="Ellipsis to")
+        if all(i is None or isinstance(i, slice) and i == slice(None) for i in items[start:stop]):
+            items[start:stop] = [Ellipsis]
+    return tuple(items)
+
+
+@given(data=st.data())
+def test_advanced_indices_mixed_with_slices(xp, data):
+    """x[a, :, b] puts the broadcast index dimensions first; x[:, a, b] keeps them in place."""
+    shape = data.draw(hnp.array_shapes(min_dims=2, max_dims=4, min_side=1, max_side=MAX_SIDE), label="shape")
+    x = data.draw(arrays("int32", shape), label="x")
+    index = data.draw(mixed_indices(shape), label="index")
+    assume(any(isinstance(i, np.ndarray) for i in index))
+    xp.check("getitem", x, index)
+
+
+@st.composite
+def boolean_masks(draw, shape):
+    kind = draw(st.sampled_from(["full", "leading", "tuple element", "0-d"]), label="mask kind")
+    if kind == "0-d":
+        return draw(st.booleans(), label="scalar mask")
+    if kind == "tuple element":
+        axis = draw(st.integers(0, len(shape) - 1), label="axis")
+        mask = draw(st.lists(st.booleans(), min_size=shape[axis], max_size=shape[axis]).map(tuple), label="mask")
+        return (slice(None),) * axis + (mask,)
+    dims = len(shape) if kind == "full" else draw(st.integers(1, len(shape)), label="mask dims")
+    return draw(hnp.arrays(np.bool_, shape[:dims]), label="mask")
+
+
+@given(data=st.data())
+def test_boolean_masks(xp, data):
+    """A mask selects where it is True: over all or the leading dimensions, as a tuple element, or 0-d."""
+    shape = data.draw(hnp.array_shapes(min_dims=1, max_dims=3, min_side=0, max_side=MAX_SIDE), label="shape")
+    x = data.draw(arrays("float32", shape), label="x")
+    xp.check("getitem", x, data.draw(boolean_masks(shape), label="mask"))
+
+
+@st.composite
+def invalid_indices(draw, shape):
+    """Indices NumPy refuses: out-of-range integers and integer arrays, floats, too many indices."""
+    kind = draw(st.sampled_from(["integer", "array", "float", "too many"]), label="invalid kind")
+    axis = draw(st.integers(0, len(shape) - 1), label="axis")
+    side = shape[axis]
+    beyond = st.integers(side, side + 3) | st.integers(-side - 3, -side - 1)
+    if kind == "integer":
+        bad = draw(beyond, label="integer")
+    elif kind == "array":
+        bad = np.array(draw(st.lists(st.integers(-side, side - 1), max_size=2)) + [draw(beyond)], dtype=np.intp)
+    elif kind == "float":
+        bad = draw(st.sampled_from([0.0, 1.0, -1.5]), label="float")
+    else:
+        return (0,) * (len(shape) + 1)
+    return (slice(None),) * axis + (bad,)
+
+
+@given(data=st.data())
+def test_invalid_indices_raise(xp, data):
+    """NumPy raises IndexError for out-of-range and float indices and for too many indices."""
+    shape = data.draw(shapes(min_dims=1, max_dims=3, min_side=1, max_side=MAX_SIDE), label="shape")
+    x = data.draw(arrays("int32", shape), label="x")
+    xp.check("getitem", x, data.draw(invalid_indices(shape), label="index"))
+
+
+@st.composite
+def updates(draw):
+    """x, an integer-array index into x's leading dimensions (duplicates likely), and values."""
+    shape = draw(shapes(min_dims=1, max_dims=3, min_side=1, max_side=MAX_SIDE), label="shape")
+    x = draw(arrays("float32", shape, elements=st.integers(-4, 4).map(float)), label="x")
+    dims = draw(st.integers(1, len(shape)), label="indexed dims")
+    count = draw(st.integers(1, 4), label="index length")
+    index = tuple(draw(hnp.arrays(np.intp, (count,), elements=st.integers(0, side - 1)), label="indices")
+                  for side in shape[:dims])
+    values = draw(arrays("float32", (count,) + shape[dims:], elements=st.integers(1, 9).map(float)), label="values")
+    return x, index, values
+
+
+@pytest.mark.parametrize("op", ["set_at", "add_at"])
+@given(case=updates())
+def test_functional_update_with_duplicate_indices(xp, op, case):
+    """set_at: an updated copy, the last write to a duplicate index wins; add_at: duplicates accumulate (np.add.at)."""
+    x, index, values = case
+    xp.check(op, x, index, values)
+
+
+@given(case=updates())
+def test_item_assignment_mutates_in_place(xp, case):
+    """x[index] = values works on a NumPy array and changes it in place."""
+    x, index, values = case
+    xp.check("setitem", x, index, values)
+
+
+@given(data=st.data())
+def test_take_and_take_along_axis(xp, data):
+    """take(x, i, axis) and take_along_axis(x, i, axis) select like NumPy."""
+    shape = data.draw(shapes(min_dims=1, max_dims=3, min_side=1, max_side=MAX_SIDE), label="shape")
+    x = data.draw(arrays("int32", shape), label="x")
+    axis = data.draw(st.integers(0, len(shape) - 1), label="axis")
+    side = shape[axis]
+    flat = data.draw(hnp.arrays(np.intp, st.integers(0, 4), elements=st.integers(-side, side - 1)), label="take indices")
+    xp.check("take", x, flat, axis=axis)
+    along_shape = shape[:axis] + (data.draw(st.integers(0, 3), label="along size"),) + shape[axis + 1:]
+    along = data.draw(hnp.arrays(np.intp, along_shape, elements=st.integers(0, side - 1)), label="along indices")
+    xp.check("take_along_axis", x, along, axis=axis)
+
+
+SEED = np.arange(24).reshape(2, 3, 4)
+
+
+@pytest.mark.parametrize("index", [
+    (1, None, slice(1, 3), Ellipsis),
+    (slice(None), (True, False, True)),
+    (1, (0, 0, 1), backend_array([0, 1, 1])),
+], ids=["x[1, newaxis, 1:3, ...]", "x[:, (True, False, True)]", "x[1, (0, 0, 1), asarray([0, 1, 1])]"])
+def test_seed_examples(xp, index):
+    """The indexing examples TensorFlow NumPy users start from, on arange(24).reshape(2, 3, 4)."""
+    xp.check("getitem", SEED, index)
