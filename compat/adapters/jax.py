@@ -24,6 +24,7 @@ class JaxAdapter(Adapter):
         "set_at": "def set_at(x, index, values):\n    return x.at[index].set(values)\n",
         "add_at": "def add_at(x, index, values):\n    return x.at[index].add(values)\n",
         "setitem": "def setitem(x, index, values):\n    x[index] = values\n    return x\n",
+        "put_along_axis": "lambda x, indices, values, axis: jnp.put_along_axis(x, indices, values, axis, inplace=False)",
     }
     CONFIGS = {"x64": {"x64": True}, "x32": {"x64": False}}
     DEFAULT_CONFIGS = ("x64", "x32")

@@ -18,6 +18,8 @@ class NumpyAdapter(Adapter):
         "set_at": "def set_at(x, index, values):\n    y = x.copy()\n    y[index] = values\n    return y\n",
         "add_at": "def add_at(x, index, values):\n    y = x.copy()\n    np.add.at(y, index, values)\n    return y\n",
         "setitem": "def setitem(x, index, values):\n    x[index] = values\n    return x\n",
+        "put_along_axis": "def put_along_axis(x, indices, values, axis):\n"
+        "    y = x.copy()\n    np.put_along_axis(y, indices, values, axis)\n    return y\n",
     }
 
     def from_numpy(self, array, device):

@@ -34,6 +34,7 @@ class TorchAdapter(Adapter):
         "add_at": "def add_at(x, index, values):\n"
         "    return x.clone().index_put_(tuple(torch.as_tensor(i) for i in index), values, accumulate=True)\n",
         "setitem": "def setitem(x, index, values):\n    x[index] = values\n    return x\n",
+        "put_along_axis": "lambda x, indices, values, axis: x.scatter(axis, indices, values)",
     }
 
     def from_numpy(self, array, device):

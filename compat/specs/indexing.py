@@ -7,7 +7,8 @@
 - boolean masks: full-shape, over leading dimensions, as tuple elements, 0-d;
 - out-of-bounds and invalid indices: NumPy raises IndexError;
 - functional updates: x[i] = v on a copy (last write wins for duplicates) and
-  np.add.at (duplicates accumulate), and in-place item assignment.
+  np.add.at (duplicates accumulate), put_along_axis on a copy, in-place item
+  assignment; take and take_along_axis.
 """
 
 import numpy as np
@@ -173,6 +174,18 @@ def test_take_and_take_along_axis(xp, data):
     along_shape = shape[:axis] + (data.draw(st.integers(0, 3), label="along size"),) + shape[axis + 1:]
     along = data.draw(hnp.arrays(np.intp, along_shape, elements=st.integers(0, side - 1)), label="along indices")
     xp.check("take_along_axis", x, along, axis=axis)
+
+
+@given(data=st.data())
+def test_put_along_axis(xp, data):
+    """put_along_axis on a copy writes values at indices along an axis; the last of duplicate writes wins."""
+    shape = data.draw(shapes(min_dims=1, max_dims=3, min_side=1, max_side=MAX_SIDE), label="shape")
+    x = data.draw(arrays("float32", shape, elements=st.integers(-4, 4).map(float)), label="x")
+    axis = data.draw(st.integers(0, len(shape) - 1), label="axis")
+    along_shape = shape[:axis] + (data.draw(st.integers(1, 3), label="along size"),) + shape[axis + 1:]
+    indices = data.draw(hnp.arrays(np.intp, along_shape, elements=st.integers(0, shape[axis] - 1)), label="indices")
+    values = data.draw(arrays("float32", along_shape, elements=st.integers(5, 9).map(float)), label="values")
+    xp.check("put_along_axis", x, indices, values, axis=axis)
 
 
 SEED = np.arange(24).reshape(2, 3, 4)
