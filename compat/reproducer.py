@@ -116,6 +116,8 @@ def value_source(value) -> str:
     if isinstance(value, (list, tuple)):
         items = ", ".join(value_source(v) for v in value)
         return f"[{items}]" if isinstance(value, list) else f"({items}{',' if len(value) == 1 else ''})"
+    if isinstance(value, BackendArray):  # only reproducers that call an adapter meet one here
+        return f"backend_array({array_source(np.asarray(value))})"
     if isinstance(value, np.ndarray):
         return array_source(value)
     if isinstance(value, slice):
@@ -167,7 +169,7 @@ def reproducer(case: Case, reference: Adapter, backend: Adapter, device: str | N
         lines += [line for line in backend.imports if line not in lines]
         lines += backend.setup_lines()
     else:
-        lines.append("from compat.adapters import load_adapter")
+        lines.append("from compat.adapters import backend_array, load_adapter")
     lines.append("")
     lines += [f"{name} = {source}" for name, source in case.inputs_source().items()]
     lines.append(SHOW)

@@ -79,3 +79,123 @@ class Float32SlightlyOff(NumpyAdapter):
         if not outcome.raised and outcome.values is not None and outcome.values.dtype == np.float32:
             return with_values(outcome, (outcome.values * np.float32(1 + 1e-4)).astype(np.float32))
         return outcome
+
+
+# -- indexing (tests/test_meta_broken_indexing.py) ---------------------------------------
+
+class IndexItems:
+    """Helpers of the indexing plants below: an index's items and the axes they apply to."""
+
+    @staticmethod
+    def of(index) -> tuple:
+        return index if isinstance(index, tuple) else (index,)
+
+    @staticmethod
+    def axes(items: tuple, ndim: int) -> list[int | None]:
+        """The axis of x each index item applies to (None for None and Ellipsis, and for
+        items beyond x's rank). Boolean arrays, which span several axes, are not handled."""
+        consumed = sum(1 for item in items if item is not None and item is not Ellipsis)
+        axes, axis = [], 0
+        for item in items:
+            if item is Ellipsis:
+                axes.append(None)
+                axis += max(ndim - consumed, 0)
+            elif item is None:
+                axes.append(None)
+            else:
+                axes.append(axis if axis < ndim else None)
+                axis += 1
+        return axes
+
+    @staticmethod
+    def is_int_array(item) -> bool:
+        return isinstance(item, np.ndarray) and item.dtype.kind in "iu"
+
+
+class NegativeStepSliceOffByOne(NumpyAdapter):
+    """(indexing a) getitem: a slice with a negative step starts one element late
+    (x[::-1] is x[-2::-1]), so it drops the element it should start with."""
+
+    name = "broken_negative_step"
+
+    def run(self, op, args, kwargs=None, device=None):
+        if op == "getitem" and isinstance(args[0], np.ndarray):
+            x, index = args[0], args[1]
+            items = IndexItems.of(index)
+            if any(isinstance(i, slice) and i.step is not None and i.step < 0 for i in items):
+                changed = []
+                for item, axis in zip(items, IndexItems.axes(items, x.ndim)):
+                    if isinstance(item, slice) and item.step is not None and item.step < 0 and axis is not None:
+                        picked = range(*item.indices(x.shape[axis]))
+                        if picked:  # start one step later, keeping stop and step
+                            later = picked[1:]
+                            item = slice(later.start, later.stop if later.stop >= 0 else None, later.step) if later \
+                                else slice(0, 0, item.step)
+                    changed.append(item)
+                args = (x, tuple(changed) if isinstance(index, tuple) else changed[0], *args[2:])
+        return super().run(op, args, kwargs, device)
+
+
+class AdvancedIndicesLeftInPlace(NumpyAdapter):
+    """(indexing b) getitem: integer arrays separated by a slice (or None, or Ellipsis) keep
+    their broadcast dimensions where the first of them stands, as if they were
+    next to each other, instead of moving them to the front (x[:, a, :, b])."""
+
+    name = "broken_advanced_order"
+
+    def run(self, op, args, kwargs=None, device=None):
+        outcome = super().run(op, args, kwargs, device)
+        if op != "getitem" or outcome.raised or outcome.values is None or not isinstance(args[1], tuple):
+            return outcome
+        x, items = args[0], args[1]
+        advanced = [n for n, item in enumerate(items) if IndexItems.is_int_array(item)]
+        if len(advanced) < 2 or advanced[-1] - advanced[0] + 1 == len(advanced):
+            return outcome  # adjacent (or a single array): NumPy keeps them in place already
+        if any(not (IndexItems.is_int_array(i) or isinstance(i, slice) or i is None or i is Ellipsis) for i in items):
+            return outcome
+        broadcast = np.broadcast_shapes(*(items[n].shape for n in advanced))
+        consumed = sum(1 for item in items if item is not None and item is not Ellipsis)
+        before = 0  # result dimensions made by the items left of the first integer array
+        for item in items[:advanced[0]]:
+            before += max(x.ndim - consumed, 0) if item is Ellipsis else 1
+        k = len(broadcast)
+        return with_values(outcome, np.moveaxis(outcome.values, list(range(k)), list(range(before, before + k))))
+
+
+class OutOfBoundsIndicesClamped(NumpyAdapter):
+    """(indexing c) getitem: out-of-range integers and integer-array entries are clipped
+    into range, and a value returned, where NumPy raises IndexError."""
+
+    name = "broken_clamp"
+
+    def run(self, op, args, kwargs=None, device=None):
+        if op == "getitem" and isinstance(args[0], np.ndarray):
+            x, index = args[0], args[1]
+            items = IndexItems.of(index)
+            changed = []
+            for item, axis in zip(items, IndexItems.axes(items, x.ndim)):
+                if axis is not None and x.shape[axis] > 0:
+                    side = x.shape[axis]
+                    if isinstance(item, (int, np.integer)) and not isinstance(item, (bool, np.bool_)):
+                        item = min(max(int(item), -side), side - 1)
+                    elif IndexItems.is_int_array(item):
+                        item = np.clip(item, -side, side - 1).astype(item.dtype)
+                changed.append(item)
+            args = (x, tuple(changed) if isinstance(index, tuple) else changed[0], *args[2:])
+        return super().run(op, args, kwargs, device)
+
+
+class AddAtLastWriteWins(NumpyAdapter):
+    """(indexing d) add_at with a repeated index adds once (the last write wins, as with
+    x[i] = x[i] + v) instead of accumulating like np.add.at."""
+
+    name = "broken_duplicate_add"
+
+    def run(self, op, args, kwargs=None, device=None):
+        outcome = super().run(op, args, kwargs, device)
+        if op != "add_at" or outcome.raised or outcome.values is None:
+            return outcome
+        x, index, values = args[:3]
+        y = np.array(x, copy=True)
+        y[index] = x[index] + values
+        return with_values(outcome, y.astype(outcome.values.dtype))
