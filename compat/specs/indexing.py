@@ -27,10 +27,16 @@ def any_arrays(shape):
     return dtype_names().flatmap(lambda name: arrays(name, shape))
 
 
+def nested_tuple(array):
+    return array.item() if array.ndim == 0 else tuple(nested_tuple(a) for a in array)
+
+
 def array_forms(index_arrays, form):
-    """The same integer/bool arrays as NumPy arrays, Python lists or backend arrays."""
+    """The same integer/bool arrays as NumPy arrays, Python lists, tuples or backend arrays."""
     if form == "list":
         return tuple(a.tolist() for a in index_arrays)
+    if form == "tuple":
+        return tuple(nested_tuple(a) for a in index_arrays)
     if form == "backend":
         return tuple(backend_array(a) for a in index_arrays)
     return tuple(index_arrays)
@@ -45,7 +51,7 @@ def test_basic_indexing(xp, data):
     xp.check("getitem", x, index)
 
 
-@pytest.mark.parametrize("form", ["numpy", "list", "backend"])
+@pytest.mark.parametrize("form", ["numpy", "list", "tuple", "backend"])
 @given(data=st.data())
 def test_integer_array_indexing(xp, form, data):
     """Integer arrays index the leading dimensions, broadcast together; negative entries count from the end."""
