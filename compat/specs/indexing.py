@@ -95,12 +95,13 @@ def test_advanced_indices_mixed_with_slices(xp, data):
 
 @st.composite
 def boolean_masks(draw, shape):
-    kind = draw(st.sampled_from(["full", "leading", "tuple element", "0-d"]), label="mask kind")
+    kind = draw(st.sampled_from(["full", "leading", "sequence element", "0-d"]), label="mask kind")
     if kind == "0-d":
         return draw(st.booleans(), label="scalar mask")
-    if kind == "tuple element":
+    if kind == "sequence element":
         axis = draw(st.integers(0, len(shape) - 1), label="axis")
-        mask = draw(st.lists(st.booleans(), min_size=shape[axis], max_size=shape[axis]).map(tuple), label="mask")
+        sequence = draw(st.sampled_from([tuple, list]), label="mask sequence")
+        mask = draw(st.lists(st.booleans(), min_size=shape[axis], max_size=shape[axis]).map(sequence), label="mask")
         return (slice(None),) * axis + (mask,)
     dims = len(shape) if kind == "full" else draw(st.integers(1, len(shape)), label="mask dims")
     return draw(hnp.arrays(np.bool_, shape[:dims]), label="mask")
@@ -108,7 +109,7 @@ def boolean_masks(draw, shape):
 
 @given(data=st.data())
 def test_boolean_masks(xp, data):
-    """A mask selects where it is True: over all or the leading dimensions, as a tuple element, or 0-d."""
+    """A mask selects where it is True: over all or the leading dimensions, as a tuple or list element, or 0-d."""
     shape = data.draw(hnp.array_shapes(min_dims=1, max_dims=3, min_side=0, max_side=MAX_SIDE), label="shape")
     x = data.draw(arrays("float32", shape), label="x")
     xp.check("getitem", x, data.draw(boolean_masks(shape), label="mask"))
