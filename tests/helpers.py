@@ -119,3 +119,20 @@ def divergence_record(op: str = "add", **kwargs) -> dict:
         "example": {"call": f"{op}(x0, x1)", "inputs": {"x0": "np.array([2], dtype=np.int8)", "x1": "np.array([1], dtype=np.uint8)"}},
         "reproducer": "print('hello')\n", "count": 1, "known": None, "status": "new",
     }
+
+
+def run_reproducer(record: dict, tmp: Path) -> str:
+    """Run a record's reproducer snippet from the checkout; it must exit 0. Its stdout."""
+    process = subprocess.run([sys.executable, "-c", record["reproducer"]], cwd=REPO, env=subprocess_env(tmp),
+                             capture_output=True, text=True, timeout=120)
+    assert process.returncode == 0, output(process) + "\n--- reproducer ---\n" + record["reproducer"]
+    return process.stdout
+
+
+def reproducer_lines(stdout: str, backend_name: str) -> tuple[str, str]:
+    """The reproducer's one NumPy line and one line of the named backend."""
+    lines = stdout.splitlines()
+    reference = [line for line in lines if line.startswith("numpy ")]
+    backend = [line for line in lines if line.startswith(backend_name + " ")]
+    assert len(reference) == 1 and len(backend) == 1, stdout
+    return reference[0], backend[0]

@@ -7,15 +7,13 @@ spec in strict mode. And NumPy checked against itself must give no divergence at
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 from dataclasses import dataclass
 
 import numpy as np
 import pytest
 
 from compat import records
-from tests.helpers import REPO, Jobs, output, run_pytest, subprocess_env
+from tests.helpers import Jobs, output, reproducer_lines, run_pytest, run_reproducer
 
 
 @dataclass(frozen=True)
@@ -78,11 +76,9 @@ def divergences(run, plant: Plant, kind: str | None = None) -> list[dict]:
             if r["backend"]["name"] == plant.name and r["op"] == plant.op and r["kind"] == (kind or plant.kind)]
 
 
-def run_reproducer(record: dict, tmp_path) -> str:
-    process = subprocess.run([sys.executable, "-c", record["reproducer"]], cwd=REPO, env=subprocess_env(tmp_path),
-                             capture_output=True, text=True, timeout=120)
-    assert process.returncode == 0, output(process) + "\n--- reproducer ---\n" + record["reproducer"]
-    return process.stdout
+def result_lines(stdout: str, plant: Plant) -> tuple[str, str]:
+    """The reproducer's NumPy line and the broken adapter's line."""
+    return reproducer_lines(stdout, plant.name)
 
 
 def result_lines(stdout: str, plant: Plant) -> tuple[str, str]:

@@ -14,15 +14,13 @@ time varies a lot from seed to seed.
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 from dataclasses import dataclass
 
 import numpy as np
 import pytest
 
 from compat import records
-from tests.helpers import REPO, Jobs, output, run_pytest, subprocess_env
+from tests.helpers import Jobs, output, reproducer_lines, run_pytest, run_reproducer
 
 SPEC = "compat/specs/indexing.py"
 
@@ -114,21 +112,10 @@ def subscript(record: dict):
     return names["x0"], eval("np.s_" + call[len("x0"):], names)
 
 
-def run_reproducer(record: dict, tmp_path) -> str:
-    process = subprocess.run([sys.executable, "-c", record["reproducer"]], cwd=REPO, env=subprocess_env(tmp_path),
-                             capture_output=True, text=True, timeout=120)
-    assert process.returncode == 0, output(process) + "\n--- reproducer ---\n" + record["reproducer"]
-    return process.stdout
-
-
 def result_lines(stdout: str, plant: Plant) -> tuple[str, str]:
     """What the reproducer printed for NumPy and for the broken adapter (labels cut off);
     they must differ."""
-    lines = stdout.splitlines()
-    reference = [line for line in lines if line.startswith("numpy ")]
-    backend = [line for line in lines if line.startswith(plant.name + " ")]
-    assert len(reference) == 1 and len(backend) == 1, stdout
-    reference, backend = reference[0].split(": ", 1)[1], backend[0].split(": ", 1)[1]
+    reference, backend = (line.split(": ", 1)[1] for line in reproducer_lines(stdout, plant.name))
     assert reference != backend, stdout
     return reference, backend
 
