@@ -1,4 +1,4 @@
-"""compat's command line: ``python -m compat {survey,report,bench}``."""
+"""compat's command line: ``python -m compat {survey,report,bench,merge,dashboard}``."""
 
 from __future__ import annotations
 
@@ -8,9 +8,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-from compat import records, registry
+from compat import records, registry, store
 from compat.plugin import DEFAULT_REGISTRY, DEFAULT_RESULTS
 from compat.specs import DIRECTORY as SPECS
+from compat.store import DEFAULT_STORE
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -39,6 +40,24 @@ def main(argv: list[str] | None = None) -> int:
                                             "second and the share of wall time spent outside framework calls.")
     bench.add_argument("--backends", default=None, metavar="LIST", help="comma-separated backends (default: all installed)")
 
+    merge = commands.add_parser("merge", help="add the records of results directories to the store",
+                                description="Add every run under the given results directories (a run, the workers of a run, "
+                                            "a tox matrix's .tox/results, CI artifacts) to the SQLite store, with each run's "
+                                            "environment from its run.json. What the store holds already is not added again. "
+                                            "Lines that are not records are listed and skipped (exit status 1).")
+    merge.add_argument("results", nargs="+", metavar="DIR", help="results directories to read")
+    merge.add_argument("--store", default=str(DEFAULT_STORE), metavar="FILE", help=f"the store (default: {DEFAULT_STORE})")
+
+    dashboard = commands.add_parser("dashboard", help="write the static HTML dashboard of the store",
+                                    description="Write a static HTML dashboard (no network needed) of everything in the store: "
+                                                "the divergence matrix with a page per divergence, promotion tables, survey "
+                                                "tables, devices and kernel coverage, and history across runs. Open "
+                                                "DIR/index.html in a browser.")
+    dashboard.add_argument("--store", default=str(DEFAULT_STORE), metavar="FILE", help=f"the store (default: {DEFAULT_STORE})")
+    dashboard.add_argument("--results", action="append", default=[], metavar="DIR",
+                           help="merge this results directory into the store first (repeatable)")
+    dashboard.add_argument("-o", "--output", required=True, metavar="DIR", help="directory to write the dashboard into")
+
     args, extra = parser.parse_known_args(argv)
     if extra and args.command != "survey":
         parser.error(f"unrecognized arguments: {' '.join(extra)}")
@@ -47,10 +66,14 @@ def main(argv: list[str] | None = None) -> int:
             return survey_command(args, extra)
         if args.command == "report":
             return report_command(args)
+        if args.command == "merge":
+            return merge_command(args)
+        if args.command == "dashboard":
+            return dashboard_command(args)
         from compat import bench as bench_module
 
         return bench_module.main(args.backends)
-    except (records.ResultsError, registry.RegistryError) as error:
+    except (records.ResultsError, registry.RegistryError, store.StoreError) as error:
         print(f"compat {args.command}: {error}", file=sys.stderr)
         return 2
 
@@ -94,6 +117,43 @@ def report_command(args) -> int:
     else:
         print(report.text_report(run, known, every=args.all))
     return 1 if loaded.problems else 0
+
+
+SKIPPED_SHOWN = 100
+
+
+def print_ingested(ingested: store.Ingested, store_path: str, command: str) -> int:
+    """What a merge added, one line per run; skipped lines on stderr. Exit status 1 if any."""
+    runs, described = set(ingested.runs), set(ingested.described)
+    for run_id in sorted(runs | described | set(ingested.per_run)):
+        added = ingested.per_run.get(run_id, 0)
+        what = (["new run"] if run_id in runs else []) + (["its run.json"] if run_id in described else [])
+        if added or what:
+            print(f"  {run_id}: {', '.join(what + [f'{added} record(s)'])} added")
+    print(f"{store_path}: added {len(runs)} run(s) and {ingested.records} record(s); read {ingested.lines} record line(s) "
+          f"in {ingested.files} file(s), {ingested.lines - ingested.bad_lines - ingested.records} already in the store"
+          + (f"; skipped {len(ingested.skipped)} line(s) or file(s) that are not records" if ingested.skipped else ""))
+    for problem in ingested.skipped[:SKIPPED_SHOWN]:
+        print(f"compat {command}: skipped {problem}", file=sys.stderr)
+    if len(ingested.skipped) > SKIPPED_SHOWN:
+        print(f"compat {command}: ... and {len(ingested.skipped) - SKIPPED_SHOWN} more skipped", file=sys.stderr)
+    return 1 if ingested.skipped else 0
+
+
+def merge_command(args) -> int:
+    return print_ingested(store.ingest(args.store, args.results), args.store, "merge")
+
+
+def dashboard_command(args) -> int:
+    from compat import dashboard
+
+    status = 0
+    if args.results:
+        status = print_ingested(store.ingest(args.store, args.results), args.store, "dashboard")
+    written = dashboard.render(args.store, Path(args.output))
+    print(f"dashboard: {written.pages} page(s), {written.bytes / 1e6:.2f} MB in {args.output}; "
+          f"open {Path(args.output) / 'index.html'}")
+    return status
 
 
 if __name__ == "__main__":

@@ -1,0 +1,450 @@
+"""The static dashboard: rendered from the recorded fixture runs, checked against the
+records themselves, in a real headless browser, and at the scale of 100,000 records."""
+
+from __future__ import annotations
+
+import datetime
+import html
+import importlib.util
+import json
+import re
+import shutil
+import subprocess
+import sys
+import time
+from collections import defaultdict
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+from compat import dashboard, dtypes, records, report, store
+from tests.helpers import REPO, output, run, subprocess_env
+
+FIXTURE = REPO / "fixtures" / "results"
+CHROMIUM = Path("/usr/bin/chromium")
+SCRIPT = "<script>window.__xss = 1</script>"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+                 "--disable-sync", "--no-first-run"]
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory) -> Path:
+    """The dashboard of the fixture runs, made with the command line."""
+    tmp = tmp_path_factory.mktemp("dashboard")
+    process = run(["-m", "compat", "dashboard", "--store", str(tmp / "store.sqlite"), "--results", str(FIXTURE),
+                   "-o", str(tmp / "site")], tmp)
+    assert process.returncode == 0, output(process)
+    assert (tmp / "site" / "index.html").exists(), output(process)
+    return tmp / "site"
+
+
+@pytest.fixture(scope="module")
+def loaded() -> records.Loaded:
+    result = records.load(FIXTURE)
+    assert result.problems == []
+    return result
+
+
+class Page(HTMLParser):
+    """Tables (rows of cells: text, class, links), links and text of one page."""
+
+    def __init__(self, path: Path):
+        super().__init__(convert_charrefs=True)
+        self.path = path
+        self.tables: list[list[list[dict]]] = []
+        self.links: list[str] = []
+        self.text: list[str] = []
+        self.pre: dict[str, str] = {}
+        self._cell = None
+        self._pre = None
+        self.scripts = 0
+        self.feed(path.read_text(encoding="utf-8"))
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if tag == "table":
+            self.tables.append([])
+        elif tag == "tr" and self.tables:
+            self.tables[-1].append([])
+        elif tag in ("td", "th") and self.tables and self.tables[-1]:
+            self._cell = {"text": "", "class": attrs.get("class") or "", "links": [], "title": attrs.get("title") or ""}
+            self.tables[-1][-1].append(self._cell)
+        elif tag == "a" and "href" in attrs:
+            self.links.append(attrs["href"])
+            if self._cell is not None:
+                self._cell["links"].append(attrs["href"])
+        elif tag == "pre":
+            self._pre = attrs.get("id") or f"pre-{len(self.pre)}"
+            self.pre[self._pre] = ""
+        elif tag == "script":
+            self.scripts += 1
+
+    def handle_endtag(self, tag):
+        if tag in ("td", "th"):
+            self._cell = None
+        elif tag == "pre":
+            self._pre = None
+
+    def handle_data(self, data):
+        self.text.append(data)
+        if self._cell is not None:
+            self._cell["text"] += data
+        if self._pre is not None:
+            self.pre[self._pre] += data
+
+    def all_text(self) -> str:
+        return "".join(self.text)
+
+
+def matrix_cells(page: Page) -> dict[tuple[str, str], dict]:
+    """(backend id, column header) -> cell of the page's first table."""
+    head, *rows = page.tables[0]
+    columns = [c["text"].strip() for c in head]
+    cells = {}
+    for row in rows:
+        backend = row[0]["text"].split()[0]
+        for column, cell in zip(columns[1:], row[1:]):
+            cells[(backend, column)] = cell
+    return cells
+
+
+def latest_runs(loaded: records.Loaded) -> dict[tuple[str, str], records.Run]:
+    """(backend id, family) -> the latest run with records of it, straight from the record files."""
+    chosen = {}
+    for run_ in sorted(loaded.runs.values(), key=lambda r: (r.started, r.run_id)):
+        for record in run_.divergences + run_.checks:
+            chosen[(record["backend"]["id"], record["family"])] = run_
+    return chosen
+
+
+# -- what the pages say --------------------------------------------------------------
+
+def test_every_link_resolves_and_no_page_needs_the_network(site):
+    pages = sorted(site.rglob("*.html"))
+    assert len(pages) > 20
+    for path in pages:
+        page = Page(path)
+        for href in page.links:
+            if href.startswith(("http://", "https://")):
+                continue  # registry sources are links out, not resources of the page
+            target = (path.parent / href.split("#")[0]).resolve()
+            assert target.is_file(), (path, href)
+        text = path.read_text()
+        assert not re.search(r"""(src|href)=["']?(https?:)?//""", text.replace('href="https://', "").replace('href="http://', "")), path
+        assert re.findall(r'<link rel="stylesheet" href="([^"]+)"', text) in (["style.css"], ["../style.css"]), path
+
+
+def test_record_strings_are_escaped_everywhere(site):
+    pages = {path: path.read_text() for path in site.rglob("*.html")}
+    assert not any(SCRIPT in text for text in pages.values())
+    showing = [path for path, text in pages.items() if html.escape(SCRIPT) in text or html.escape(SCRIPT, quote=False) in text]
+    assert showing, "the injected record is not shown at all"
+    for path in showing:
+        assert SCRIPT in Page(path).all_text()
+    for path, text in pages.items():  # the only script is the copy button's
+        assert text.count("<script") == text.count("function copyRepro"), path
+
+
+def test_matrix_counts_are_those_of_each_cells_latest_run(site, loaded):
+    cells = matrix_cells(Page(site / "index.html"))
+    chosen = latest_runs(loaded)
+    assert {backend for backend, _ in chosen} == {b for b, _ in cells}
+    for (backend, family), run_ in chosen.items():
+        cell = cells[(backend, family)]
+        rows = [r for r in report.summary(run_) if (r["backend"], r["family"]) == (backend, family)]
+        (row,) = rows
+        if row["new"] or row["known"]:
+            assert f"{row['new']} new / {row['known']} known" in cell["text"], (backend, family, cell)
+        assert f"{row['cases']} case" in cell["text"], (backend, family, cell)
+        assert cell["class"].split()[-1] == ("new" if row["new"] else "known" if row["known"] else "clean")
+        assert run_.run_id in cell["title"]
+    families = {f for _, f in cells}
+    for backend in {b for b, _ in cells}:
+        for family in families:
+            if (backend, family) not in chosen:
+                assert cells[(backend, family)]["class"].split()[-1] == "notrun"
+
+
+def test_a_cell_leads_to_its_divergences_and_each_to_its_page(site, loaded):
+    cells = matrix_cells(Page(site / "index.html"))
+    chosen = latest_runs(loaded)
+    backend, family = next(k for k, r in sorted(chosen.items()) if any(
+        d["backend"]["id"] == k[0] and d["family"] == k[1] for d in r.divergences))
+    (href,) = cells[(backend, family)]["links"]
+    listing = Page(site / href)
+    merged = [d for d in report.merge(chosen[(backend, family)].divergences)
+              if d["backend"]["id"] == backend and d["family"] == family]
+    rows = listing.tables[0][1:]
+    assert len(rows) == len(merged)
+    signatures = {(r[2]["text"], r[3]["text"]) for r in rows}
+    assert signatures == {(d["op"], d["signature"]["inputs"]) for d in merged}
+    for row in rows:
+        (link,) = row[2]["links"]
+        page = Page((site / href).parent / link)
+        text = page.all_text()
+        assert row[3]["text"] in text and row[2]["text"] in text
+        assert page.pre["repro"].strip()
+
+
+def test_promotion_table_shows_the_backends_dtype_where_it_differs(site, loaded):
+    chosen = latest_runs(loaded)
+    sections = (site / "promotion.html").read_text().split("<h2>")[1:]
+    grids = {}
+    for section in sections:
+        backend = html.unescape(section.split(" on default device")[0])
+        (site / "section.tmp").write_text(section)
+        tables = [t for t in Page(site / "section.tmp").tables if t[0][0]["text"].startswith("A")]
+        if tables:
+            grids[backend] = tables[0]
+    (site / "section.tmp").unlink()
+    exhaustive = {b for (b, f), r in chosen.items() if f == "promotion" and b != "numpy"
+                  and any("every_pair" in c["spec"] for c in r.checks if c["backend"]["id"] == b)}
+    assert exhaustive and set(grids) == exhaustive
+    for backend, grid in grids.items():
+        columns = [c["text"] for c in grid[0]]
+        cells = {(row[0]["text"], columns[i]): cell for row in grid[1:] for i, cell in enumerate(row) if i}
+        assert len(cells) == len(dtypes.ALL) ** 2
+        expected = defaultdict(set)
+        for d in chosen[(backend, "promotion")].divergences:
+            if d["backend"]["id"] == backend and "every_pair" in d["spec"] and d["kind"] == "dtype":
+                a, b = d["signature"]["inputs"].split(",")
+                expected[(a, b)].add(d["signature"]["actual"])
+        assert expected
+        for pair, cell in cells.items():
+            if pair in expected:
+                assert "diff" in cell["class"], (backend, pair, cell)
+                assert all(dtype in cell["text"] for dtype in expected[pair]), (backend, pair, cell)
+            else:
+                assert "diff" not in cell["class"], (backend, pair, cell)
+
+
+def test_surveys_show_every_observation_and_the_out_of_bounds_behaviours(site, loaded):
+    page = Page(site / "surveys.html")
+    observations = [r for run_ in loaded.runs.values() for r in run_.others if r["record"] == "observation"]
+    assert observations
+    by_table = {}
+    for table_ in page.tables:
+        header = [c["text"] for c in table_[0]]
+        for row in table_[1:]:
+            for column, cell in zip(header[1:], row[1:]):
+                by_table[(row[0]["text"], column)] = cell["text"]
+    for record in observations:
+        assert by_table[(record["row"], record["backend"]["id"])] == record["value"], record
+    invalid = [d for run_ in loaded.runs.values() for d in run_.divergences if "invalid_ind" in d["spec"]]
+    assert invalid
+    text = page.all_text()
+    for record in invalid:
+        if record["run_id"] == latest_runs(loaded)[(record["backend"]["id"], "indexing")].run_id:
+            error = record["actual"].get("error")
+            assert (f"raises {error['type'].rsplit('.', 1)[-1]}" if error else f"returns {record['actual']['dtype']}") in text
+
+
+def test_devices_page_shows_kernel_coverage(site, loaded):
+    coverage = [r for run_ in loaded.runs.values() for r in run_.others if r["record"] == "coverage"]
+    assert coverage
+    page = Page(site / "devices.html")
+    rows = {row[0]["text"]: [c["text"] for c in row] for t in page.tables for row in t[1:]}
+    for record in coverage:
+        for op, n in record["ops"].items():
+            assert rows[op][1:3] == [str(n["device"]), str(n["fallback"])], (op, rows.get(op))
+
+
+def test_history_lists_what_is_new_and_fixed_since_the_previous_run(site, loaded):
+    runs = sorted(loaded.runs.values(), key=lambda r: (r.started, r.run_id))
+    assert len(runs) >= 2
+    previous, latest = runs[-2], runs[-1]
+
+    def keys(run_, backend, family):
+        return {(d["op"], d["kind"], d["signature"]["inputs"], d["signature"]["expected"], d["signature"]["actual"])
+                for d in run_.divergences if (d["backend"]["id"], d["family"]) == (backend, family)}
+
+    text = Page(site / "history.html").all_text()
+    compared = 0
+    for backend, family in sorted({(d["backend"]["id"], d["family"]) for d in latest.divergences}):
+        if not any((r["backend"]["id"], r["family"]) == (backend, family) for r in previous.checks):
+            continue
+        now, before = keys(latest, backend, family), keys(previous, backend, family)
+        checked = {op for r in latest.checks if (r["backend"]["id"], r["family"]) == (backend, family) for op in r["cases"]}
+        new, fixed = len(now - before), len({k for k in before - now if k[0] in checked})
+        section = text.split(f"{backend} on default device · {family}")
+        if new or fixed:
+            assert len(section) == 2, (backend, family)
+            body = section[1].split(" on default device · ")[0]
+            assert (f"new since the previous run ({new})" in body) == bool(new), (backend, family, new, body[:300])
+            assert (f"fixed since the previous run ({fixed})" in body) == bool(fixed), (backend, family, fixed)
+            compared += 1
+    assert compared
+
+
+def test_device_divergences_have_their_own_matrix(tmp_path, loaded):
+    """A device compared with its reference device (no fixture run has one: made from a real record)."""
+    real = next(d for run_ in loaded.runs.values() for d in run_.divergences if d["backend"]["name"] == "torch")
+    run_directory = tmp_path / "results" / "device-run"
+    run_directory.mkdir(parents=True)
+    device = {**real, "device": "apu:0", "reference": "device:cpu", "status": "new", "known": None, "run_id": "device-run"}
+    checks = {key: real[key] for key in ("schema", "worker", "family", "spec", "backend")}
+    checks.update(record="checks", run_id="device-run", device="apu:0", reference="device:cpu", cases={real["op"]: 5})
+    (run_directory / "records-main.jsonl").write_text(json.dumps(device) + "\n" + json.dumps(checks) + "\n")
+    store.ingest(tmp_path / "s.sqlite", [tmp_path / "results", FIXTURE])
+    dashboard.render(tmp_path / "s.sqlite", tmp_path / "site")
+    page = Page(tmp_path / "site" / "devices.html")
+    cells = matrix_cells(page)
+    assert list(cells) == [("torch", real["family"])]
+    cell = cells[("torch", real["family"])]
+    assert "1 new / 0 known" in cell["text"] and "new" in cell["class"]
+    header = page.tables[0][1][0]["text"]
+    assert "apu:0" in header and "cpu" in header
+    # and it stays out of the NumPy matrix
+    assert "apu:0" not in (tmp_path / "site" / "index.html").read_text()
+
+
+# -- the reproducer on a page runs -----------------------------------------------------
+
+@pytest.mark.skipif(importlib.util.find_spec("torch") is None, reason="torch is not installed")
+def test_the_reproducer_on_a_divergence_page_shows_the_divergence(site, tmp_path):
+    candidates = []
+    for path in sorted((site / "d").glob("*.html")):
+        page = Page(path)
+        title = page.all_text()
+        if "torch 2" in title and "dtype" in title and SCRIPT not in title and "repro" in page.pre:
+            candidates.append(page)
+    assert candidates
+    source = candidates[0].pre["repro"]  # the parser has unescaped it, as a browser does
+    assert "&quot;" not in source and "&#x27;" not in source
+    process = subprocess.run([sys.executable, "-c", source], cwd=tmp_path, env=subprocess_env(tmp_path),
+                             capture_output=True, text=True, timeout=300)
+    assert process.returncode == 0, output(process) + source
+    numpy_line = [line for line in process.stdout.splitlines() if line.startswith("numpy ")]
+    torch_line = [line for line in process.stdout.splitlines() if line.startswith("torch ")]
+    assert len(numpy_line) == len(torch_line) == 1, process.stdout
+    numpy_result = numpy_line[0].split(":", 1)[1].strip()
+    torch_result = torch_line[0].split(":", 1)[1].strip().replace("torch.", "")
+    assert numpy_result != torch_result, process.stdout
+
+
+# -- in a browser ----------------------------------------------------------------------
+
+def browser_or_skip():
+    if not CHROMIUM.exists():
+        pytest.skip(f"{CHROMIUM} is not installed (apt-get install chromium)")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        pytest.skip("the playwright package is not installed (pip install -e '.[test]')")
+    return sync_playwright
+
+
+def test_in_a_browser_cells_lead_to_divergences_and_record_scripts_do_not_run(site, tmp_path):
+    sync_playwright = browser_or_skip()
+    errors = []
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        try:
+            context = browser.new_context(viewport={"width": 1300, "height": 900},
+                                          permissions=["clipboard-read", "clipboard-write"])
+            page = context.new_page()
+            page.on("pageerror", lambda error: errors.append(str(error)))
+            requests = []
+            page.on("request", lambda request: requests.append(request.url))
+            page.goto((site / "index.html").as_uri())
+            matrix = page.locator("table.matrix")
+            assert matrix.is_visible()
+            page.screenshot(path=str(tmp_path / "dashboard-index.png"), full_page=True)
+            screenshots = REPO / "compat-results"
+            screenshots.mkdir(exist_ok=True)
+            shutil.copy(tmp_path / "dashboard-index.png", screenshots / "dashboard-screenshot.png")
+            assert page.evaluate("typeof window.__xss") == "undefined"
+
+            # the torch promotion cell holds the record with the script in its op name
+            row = page.locator("table.matrix tr", has=page.locator("th", has_text="torch"))
+            column = [h.strip() for h in page.locator("table.matrix thead th").all_inner_texts()].index("promotion")
+            row.locator("td").nth(column - 1).locator("a").click()
+            page.wait_for_load_state()
+            assert "torch" in page.title() and "promotion" in page.title()
+            assert page.evaluate("typeof window.__xss") == "undefined"
+            link = page.get_by_role("link", name=SCRIPT)
+            assert link.count() >= 1  # shown as text, as the op of a divergence
+            link.first.click()
+            page.wait_for_load_state()
+            assert page.evaluate("typeof window.__xss") == "undefined"
+            assert SCRIPT in page.locator("h1").inner_text()
+            page.go_back()
+            page.wait_for_load_state()
+
+            # a divergence page of a real record: its reproducer is there, ready to copy
+            page.locator("table tbody tr").nth(1).locator("a").first.click()
+            page.wait_for_load_state()
+            reproducer = page.locator("pre#repro").inner_text()
+            assert "import numpy as np" in reproducer and "torch" in reproducer and "show(" in reproducer
+            page.get_by_role("button", name="Copy").click()
+            page.get_by_role("button", name="Copied").wait_for(timeout=5000)
+            assert page.evaluate("navigator.clipboard.readText()") == page.evaluate(
+                "document.getElementById('repro').textContent")
+            page.screenshot(path=str(tmp_path / "dashboard-divergence.png"), full_page=True)
+            for name in ("promotion.html", "surveys.html", "devices.html", "history.html"):
+                page.goto((site / name).as_uri())
+                assert page.locator("h1").is_visible()
+                assert page.evaluate("typeof window.__xss") == "undefined"
+            assert all(url.startswith("file://") for url in requests), [u for u in requests if not u.startswith("file://")]
+        finally:
+            browser.close()
+    assert errors == []
+    assert (tmp_path / "dashboard-index.png").stat().st_size > 10_000
+
+
+# -- scale -----------------------------------------------------------------------------
+
+def synthesize(fixture: Path, out: Path, total: int = 100_000, runs: int = 40) -> int:
+    """``total`` records in ``runs`` runs made by replicating the fixture's records with
+    other run ids, workers and (after the first copy in a run) other input signatures,
+    so that each run holds many distinct divergences; torch gets a new version halfway."""
+    source, metas = [], []
+    for run_directory in sorted(p.parent for p in fixture.rglob("run.json")):
+        metas.append(json.loads((run_directory / "run.json").read_text()))
+        for path in sorted(run_directory.glob("records-*.jsonl")):
+            source += [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    start = datetime.datetime(2026, 1, 1, tzinfo=datetime.timezone.utc)
+    for k in range(runs):
+        started = start + datetime.timedelta(hours=6 * k)
+        run_id = started.strftime("%Y%m%dT%H%M%SZ-") + f"{k:06x}"
+        run_directory = out / run_id
+        run_directory.mkdir(parents=True)
+        meta = {**metas[k % len(metas)], "run_id": run_id, "started": started.isoformat(timespec="seconds")}
+        (run_directory / "run.json").write_text(json.dumps(meta))
+        files = defaultdict(list)
+        for i in range(total // runs):
+            record = {**source[i % len(source)], "run_id": run_id, "worker": f"gw{i % 4}"}
+            copy = i // len(source)
+            if copy and record["record"] == "divergence":
+                record["signature"] = {**record["signature"], "inputs": f"{record['signature']['inputs']}~{copy}"}
+            if k >= runs // 2 and record["backend"]["name"] == "torch":
+                record["backend"] = {**record["backend"], "version": "2.14.0+cpu"}
+            files[record["worker"]].append(json.dumps(record, sort_keys=True) + "\n")
+        for worker, lines in files.items():
+            (run_directory / f"records-{worker}.jsonl").write_text("".join(lines))
+    return runs * (total // runs)
+
+
+@pytest.mark.parametrize("runs", [40, 1])
+def test_100000_records_make_a_dashboard_under_5_mb(tmp_path, runs):
+    """Not timed (CI machines vary); the times are printed (pytest -s) and the size is checked."""
+    count = synthesize(FIXTURE, tmp_path / "results", runs=runs)
+    assert count == 100_000
+    started = time.perf_counter()
+    ingested = store.ingest(tmp_path / "s.sqlite", [tmp_path / "results"])
+    ingest_time = time.perf_counter() - started
+    assert ingested.records == count and ingested.skipped == []
+    started = time.perf_counter()
+    written = dashboard.render(tmp_path / "s.sqlite", tmp_path / "site")
+    render_time = time.perf_counter() - started
+    size = sum(p.stat().st_size for p in (tmp_path / "site").rglob("*") if p.is_file())
+    print(f"\n{count} records in {runs} run(s): ingest {ingest_time:.1f} s, render {render_time:.1f} s, "
+          f"{written.pages} pages, {size / 1e6:.2f} MB")
+    assert size == written.bytes
+    assert size < 5_000_000
+    index = (tmp_path / "site" / "index.html").read_text()
+    lists = [p.read_text() for p in (tmp_path / "site" / "l").glob("*.html")]
+    assert any("Showing the first" in text for text in lists)  # capped lists say so
+    if "pages are written for" in index:  # so does a capped number of divergence pages
+        assert any("have no page" in text for text in lists)
