@@ -18,8 +18,12 @@ from dataclasses import dataclass
 
 import hypothesis
 
-from compat import oracle
+import numpy as np
+
+from compat import dtypes, oracle
 from compat.adapters import Adapter, Outcome
+from compat.finite_differences import FiniteDifferences
+from compat.programs import Program
 from compat.registry import Entry, Registry
 from compat.reproducer import Case, reproducer
 
@@ -33,11 +37,17 @@ class Found:
     actual: Outcome
     mismatches: list[oracle.Mismatch]
     known: list[Entry | None]
+    reference: Adapter  # what the backend was compared with
 
     def size(self) -> tuple[int, int]:
-        """Smaller is simpler: fewer elements, then shorter source."""
-        arrays = self.case.arrays().values()
-        return sum(a.size for a in arrays), len(self.case.call()) + sum(len(s) for s in self.case.inputs_source().values())
+        """Smaller is simpler: fewer elements (and program nodes), then shorter source."""
+        return self.case.size(), len(self.case.call()) + sum(len(s) for s in self.case.inputs_source().values())
+
+    def outcomes(self, mismatch: oracle.Mismatch) -> tuple[Outcome, Outcome]:
+        """The two results a mismatch is about (one part of a multi-result call)."""
+        if mismatch.part is None:
+            return self.expected, self.actual
+        return self.expected.parts[mismatch.part], self.actual.parts[mismatch.part]
 
 
 class Divergence(AssertionError):
@@ -59,15 +69,18 @@ class Checker:
     """What a spec talks to: ``xp.check("add", x, y)``."""
 
     def __init__(self, backend: Adapter, reference: Adapter, family: str, spec: str,
-                 registry: Registry, device: str | None = None):
+                 registry: Registry, device: str | None = None, gradient_reference: Adapter | None = None):
         self.backend = backend
         self.reference = reference
+        self.gradient_reference = gradient_reference if gradient_reference is not backend else None
+        self.finite_differences = FiniteDifferences()
         self.family = family
         self.spec = spec
         self.registry = registry
         self.device = device
         self.backend_json = backend_json(backend)
         self.cases: Counter[str] = Counter()
+        self.observations: list[tuple[str, str, str]] = []  # survey cells: (table, row, value)
         self.seen: Counter[tuple] = Counter()  # mismatch key -> examples that showed it
         self.kept: dict[tuple, Found] = {}  # mismatch key -> smallest example
 
@@ -93,17 +106,57 @@ class Checker:
         self.cases[op] += 1
         ulps = oracle.tolerance_ulps(op, case.arrays().values())
         mismatches = self.without_consequences(case, actual, oracle.compare(expected, actual, ulps), ulps)
-        if not mismatches:
+        self.judge(case, self.reference, expected, actual, mismatches)
+        return actual
+
+    def check_gradient(self, transform: str, program: Program, *args: np.ndarray) -> Outcome:
+        """Run an autodiff ``transform`` (grad, jacobian, per_example_grad, hvp)
+        of ``program`` on ``args`` and compare it with the derivative by finite
+        differences (reference ``numpy-fd``) and with the gradient reference
+        framework (reference: its id), each within the finite-difference tolerance."""
+        start = time.perf_counter()
+        try:
+            case = Case(transform, args, program=program)
+            actual = self.backend.run(transform, (program.bind(self.backend, self.device), *args), device=self.device)
+            expected = gradient_tolerance(self.finite_differences, transform, program, args)
+            self.cases[transform] += 1
+            self.judge(case, self.finite_differences, expected, actual, dtype_explains_values(oracle.compare(expected, actual)))
+            if self.gradient_reference is not None:
+                other = self.gradient_reference
+                theirs = other.run(transform, (program.bind(other), *args))
+                widen(theirs, expected, factor=2)  # two approximations, each within tolerance of the truth
+                self.judge(case, other, theirs, actual, dtype_explains_values(oracle.compare(theirs, actual)))
             return actual
-        keys = tuple(self.key(case, m) for m in mismatches)
+        finally:
+            Checker.seconds += time.perf_counter() - start
+
+    def gradient_of(self, program: Program, shown: int = 0) -> str:
+        """The backend's gradient of ``program`` with respect to input ``shown``, as text (surveys)."""
+        outcome = self.backend.run("grad", (program.bind(self.backend, self.device), *program.inputs), device=self.device)
+        if not outcome.raised and outcome.parts is not None:
+            outcome = outcome.parts[shown]
+        if outcome.raised:
+            return f"raises {type(outcome.error).__name__}"
+        return outcome.describe()
+
+    def observe(self, table: str, row: str, value: str) -> None:
+        """One cell of a survey table; the backend is the column."""
+        self.observations.append((table, row, value))
+
+    def judge(self, case: Case, reference: Adapter, expected: Outcome, actual: Outcome, mismatches: list) -> None:
+        """Count and keep what differs; raise a new divergence inside Hypothesis."""
+        if not mismatches:
+            return
+        fields = [self.divergence_fields(case, m, reference) for m in mismatches]
+        keys = tuple(self.key(f) for f in fields)
         self.seen.update(keys)
-        known = [self.registry.match(self.backend_json, self.divergence_fields(case, m)) for m in mismatches]
-        found = Found(case, expected, actual, mismatches, known)
+        known = [self.registry.match(self.backend_json, f) for f in fields]
+        found = Found(case, expected, actual, mismatches, known, reference)
         if all(known) or not hypothesis.currently_in_test_context():
             for key in keys:
                 if key not in self.kept or found.size() < self.kept[key].size():
                     self.kept[key] = found
-            return actual
+            return
         error = divergence_type(keys)(describe(found, self.backend))
         error.found = found
         raise error
@@ -123,15 +176,16 @@ class Checker:
             return mismatches
         return [m for m in mismatches if m.kind != "value"]
 
-    def key(self, case: Case, mismatch: oracle.Mismatch) -> tuple:
-        return (case.op, mismatch.kind, case.input_tags(), mismatch.expected, mismatch.actual)
+    @staticmethod
+    def key(fields: dict) -> tuple:
+        return tuple(fields[k] for k in ("op", "kind", "inputs", "expected", "actual", "reference"))
 
-    def divergence_fields(self, case: Case, mismatch: oracle.Mismatch) -> dict:
+    def divergence_fields(self, case: Case, mismatch: oracle.Mismatch, reference: Adapter) -> dict:
         """The fields the registry matches on."""
         return {
             "family": self.family, "op": case.op, "kind": mismatch.kind, "inputs": case.input_tags(),
             "expected": mismatch.expected, "actual": mismatch.actual,
-            "device": self.device or "", "reference": self.reference_name,
+            "device": self.device or "", "reference": reference.id,
         }
 
     def results(self, escaped: list[Found]) -> list[tuple[Found, int]]:
@@ -139,30 +193,72 @@ class Checker:
         distinct: dict[tuple, tuple[Found, int]] = {}
         for found in escaped + list(self.kept.values()):
             for index, mismatch in enumerate(found.mismatches):
-                distinct.setdefault(self.key(found.case, mismatch), (found, index))
+                distinct.setdefault(self.key(self.divergence_fields(found.case, mismatch, found.reference)), (found, index))
         return list(distinct.values())
 
     def records(self, escaped: list[Found], common: dict) -> list[dict]:
         out = []
         for found, index in self.results(escaped):
             mismatch, entry = found.mismatches[index], found.known[index]
-            fields = self.divergence_fields(found.case, mismatch)
+            fields = self.divergence_fields(found.case, mismatch, found.reference)
+            expected, actual = found.outcomes(mismatch)
             out.append({
                 **common,
+                "reference": found.reference.id,
                 "record": "divergence",
                 "op": found.case.op,
                 "kind": mismatch.kind,
                 "signature": {k: fields[k] for k in ("inputs", "expected", "actual")},
-                "expected": found.expected.to_json(),
-                "actual": found.actual.to_json(),
+                "expected": expected.to_json(),
+                "actual": actual.to_json(),
                 "detail": mismatch.detail,
                 "example": {"call": found.case.call(), "inputs": found.case.inputs_source()},
-                "reproducer": reproducer(found.case, self.reference, self.backend, self.device),
-                "count": max(self.seen[self.key(found.case, mismatch)], 1),
+                "reproducer": reproducer(found.case, found.reference, self.backend, self.device),
+                "count": max(self.seen[self.key(fields)], 1),
                 "known": entry.id if entry else None,
                 "status": "known" if entry else "new",
             })
         return out
+
+
+def gradient_tolerance(fd: FiniteDifferences, transform: str, program: Program, args: tuple) -> Outcome:
+    """The finite-difference result, each part with its tolerance: the
+    estimated finite-difference error (x8), the gradient's own sensitivity to
+    perturbing the inputs by a few units of their dtype's rounding (x4: a
+    measure of conditioning; rounding inside the program acts like such a
+    perturbation), and a floor of 64 eps of the dtype times max(1, |element|)
+    plus a tenth of the largest element (the oracle's max(1, |e|) rule: an
+    absolute floor for gradients that cancel to nearly nothing)."""
+    errors: list[np.ndarray] = []
+    f = program.bind(fd)
+    expected = fd.run(transform, (f, *args), {"errors": errors})
+    if expected.raised:
+        return expected
+    rng = np.random.default_rng(0)
+    nudged = tuple(a * (1 + 8 * dtypes.eps(a.dtype.name) * rng.choice([-1.0, 1.0], a.shape)) for a in args)
+    moved = fd.run(transform, (f, *nudged))
+    parts = expected.parts if expected.parts is not None else [expected]
+    moved_parts = moved.parts if moved.parts is not None else [moved]
+    for part, error, other in zip(parts, errors, moved_parts):
+        g = part.values.astype(np.float64)
+        sensitivity = np.abs(other.values.astype(np.float64) - g) if not other.raised else 0.0
+        scale = np.maximum(1.0, np.abs(g)) + 0.1 * (np.abs(g).max() if g.size else 0.0)
+        part.tolerance = 8 * error + 4 * sensitivity + 64 * dtypes.eps(part.dtype) * scale
+    return expected
+
+
+def dtype_explains_values(mismatches: list) -> list:
+    """A gradient in another dtype is reported as that; its values, judged
+    with the tolerance of the expected dtype, are no second divergence."""
+    wrong_dtype = {m.part for m in mismatches if m.kind == "dtype"}
+    return [m for m in mismatches if not (m.kind == "value" and m.part in wrong_dtype)]
+
+
+def widen(outcome: Outcome, tolerances: Outcome, factor: float) -> None:
+    """Give ``outcome`` (another framework's result) the tolerances of the finite-difference result."""
+    for part, reference in zip(outcome.parts or [outcome], tolerances.parts or [tolerances]):
+        if reference.tolerance is not None and part.shape == reference.shape:
+            part.tolerance = factor * reference.tolerance
 
 
 def backend_json(adapter: Adapter) -> dict:

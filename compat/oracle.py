@@ -2,7 +2,9 @@
 
 Rules, in order:
 - error parity: one side raised and the other did not, or both raised but in
-  different categories -> ``error``; both raised in the same category -> agree;
+  different categories -> ``error`` (``crash`` or ``timeout`` when the backend's
+  call killed its process or hung, see ``compat.isolation``); both raised in
+  the same category -> agree;
 - the dtype must be equal -> ``dtype``;
 - the shape must be equal -> ``shape`` (values are not compared then);
 - integers and bools must be equal; floats must satisfy
@@ -22,7 +24,7 @@ deduplicate and to match the known-divergence registry, and a human detail.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -43,15 +45,18 @@ def tolerance_ulps(op: str, arrays) -> float:
 
 @dataclass(frozen=True)
 class Mismatch:
-    kind: str  # dtype | shape | value | error
+    kind: str  # dtype | shape | value | error | crash | timeout
     expected: str
     actual: str
     detail: str
+    part: int | None = None  # which result, for calls that return several (gradients of x0, x1, ...)
 
 
 def compare(expected: Outcome, actual: Outcome, ulps: float = ULPS, exact: bool = False) -> list[Mismatch]:
     if expected.raised or actual.raised:
         return compare_errors(expected, actual)
+    if expected.parts is not None or actual.parts is not None:
+        return compare_parts(expected, actual, ulps, exact)
     found = []
     if expected.dtype != actual.dtype:
         found.append(Mismatch("dtype", str(expected.dtype), str(actual.dtype), f"dtype {actual.dtype}, expected {expected.dtype}"))
@@ -59,9 +64,23 @@ def compare(expected: Outcome, actual: Outcome, ulps: float = ULPS, exact: bool 
         found.append(Mismatch("shape", "shape", "shape", f"shape {actual.shape}, expected {expected.shape}"))
         return found
     if expected.values is not None and actual.values is not None:
-        value = compare_bits(expected.values, actual.values) if exact else compare_values(expected.values, actual.values, ulps)
+        if exact:
+            value = compare_bits(expected.values, actual.values)
+        else:
+            value = compare_values(expected.values, actual.values, ulps, expected.tolerance)
         if value:
             found.append(value)
+    return found
+
+
+def compare_parts(expected: Outcome, actual: Outcome, ulps: float, exact: bool) -> list[Mismatch]:
+    """Several results (one gradient per input): compared one by one."""
+    want, got = expected.parts or [expected], actual.parts or [actual]
+    if len(want) != len(got):
+        return [Mismatch("shape", "shape", "shape", f"{len(got)} results, expected {len(want)}")]
+    found = []
+    for part, (e, a) in enumerate(zip(want, got)):
+        found += [replace(m, part=part, detail=f"result {part}: {m.detail}") for m in compare(e, a, ulps, exact)]
     return found
 
 
@@ -70,10 +89,14 @@ def compare_errors(expected: Outcome, actual: Outcome) -> list[Mismatch]:
     got = actual.error_category if actual.raised else "ok"
     if want == got:
         return []
-    return [Mismatch("error", want, got, f"{actual.describe()}; expected {expected.describe()}")]
+    kind = got if got in ("crash", "timeout") else "error"
+    return [Mismatch(kind, want, got, f"{actual.describe()}; expected {expected.describe()}")]
 
 
-def compare_values(expected: np.ndarray, actual: np.ndarray, ulps: float = ULPS) -> Mismatch | None:
+def compare_values(expected: np.ndarray, actual: np.ndarray, ulps: float = ULPS,
+                   tolerance: np.ndarray | None = None) -> Mismatch | None:
+    """``tolerance``, where given, is the allowed absolute error per element
+    (gradients: set from the finite-difference error and the dtype's precision)."""
     kinds = {expected.dtype.kind, actual.dtype.kind}
     if kinds <= set("biu"):
         bad = np.asarray(expected.astype(object) != actual.astype(object), dtype=bool)
@@ -87,7 +110,7 @@ def compare_values(expected: np.ndarray, actual: np.ndarray, ulps: float = ULPS)
     with np.errstate(invalid="ignore", over="ignore"):
         finite = np.isfinite(e) & np.isfinite(a)  # complex: both components finite
         error = np.where(finite, np.abs(a - e), 0.0)  # complex: the modulus of the difference
-        allowed = ulps * eps * np.maximum(1.0, np.abs(e))
+        allowed = ulps * eps * np.maximum(1.0, np.abs(e)) if tolerance is None else np.broadcast_to(tolerance, e.shape)
         special = same_special(np.real(e), np.real(a)) | (np.isfinite(np.real(e)) & (np.real(e) == np.real(a)))
         if e.dtype.kind == "c":
             special &= same_special(np.imag(e), np.imag(a)) | (np.isfinite(np.imag(e)) & (np.imag(e) == np.imag(a)))
@@ -95,11 +118,9 @@ def compare_values(expected: np.ndarray, actual: np.ndarray, ulps: float = ULPS)
         ulp_distance = np.where(finite, error / spacing(np.abs(e), eps), 0.0)
     if not bad.any():
         return None
-    return value_mismatch(
-        expected, actual, bad,
-        f"max abs error {error.max():.3g}, max {ulp_distance.max():.3g} ULP; "
-        f"allowed {ulps:g}*eps*max(1, |expected|) with eps of {tolerance_dtype}",
-    )
+    rule = f"{ulps:g}*eps*max(1, |expected|) with eps of {tolerance_dtype}" if tolerance is None else \
+        f"up to {np.max(tolerance):.3g} (finite-difference error and {tolerance_dtype} precision)"
+    return value_mismatch(expected, actual, bad, f"max abs error {error.max():.3g}, max {ulp_distance.max():.3g} ULP; allowed {rule}")
 
 
 def compare_bits(expected: np.ndarray, actual: np.ndarray) -> Mismatch | None:

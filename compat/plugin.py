@@ -64,6 +64,7 @@ class CompatSession:
         self.registry = registry.load(registry_path)
         self.adapters, self.missing = select(config.getoption("backends"), config.getoption("adapter"))
         self.reference = adapters.load_adapter("numpy")
+        self.gradient_reference = gradient_reference(self.adapters)
         workerinput = getattr(config, "workerinput", None)
         self.worker = workerinput["workerid"] if workerinput else "main"
         self.run_id = workerinput["compat_run_id"] if workerinput else new_run_id()
@@ -91,6 +92,17 @@ class CompatSession:
                            "seed": self.config.getoption("hypothesis_seed", None)},
             "argv": sys.argv[1:],
         }
+
+
+GRADIENT_REFERENCES = ("torch", "jax", "tensorflow")  # preferred order: torch's eager autodiff is the cheapest
+
+
+def gradient_reference(chosen: list) -> adapters.Adapter | None:
+    """The framework every other one's gradients are also compared with: the
+    first of GRADIENT_REFERENCES that runs, in a config that keeps float64."""
+    candidates = [a for a in chosen if "grad" in a.OPS and a.config.get("x64", True)]
+    ranked = sorted(candidates, key=lambda a: GRADIENT_REFERENCES.index(a.name) if a.name in GRADIENT_REFERENCES else len(GRADIENT_REFERENCES))
+    return ranked[0] if ranked else None
 
 
 def new_run_id() -> str:
@@ -171,7 +183,7 @@ def xp(request) -> Checker:
     """The backend under test, as a Checker: ``xp.check("add", x, y)``."""
     compat = session_of(request.config)
     return Checker(request.param, compat.reference, request.module.__name__.rsplit(".", 1)[-1],
-                   request.node.nodeid, compat.registry)
+                   request.node.nodeid, compat.registry, gradient_reference=compat.gradient_reference)
 
 
 @pytest.hookimpl(wrapper=True)
@@ -194,6 +206,8 @@ def pytest_pyfunc_call(pyfuncitem):
     records = checker.records(found, common)
     for record in records:
         compat.write(record)
+    for table, row, value in checker.observations:
+        compat.write({**common, "record": "observation", "table": table, "row": row, "value": value})
     compat.write({**common, "record": "checks", "cases": dict(checker.cases)})
     if others:
         raise escaped

@@ -84,6 +84,22 @@ def promotion_differences(run: records_module.Run) -> dict[str, list[dict]]:
     }
 
 
+def survey_tables(run: records_module.Run) -> dict[str, dict]:
+    """table name -> {"backends": [...], "rows": {row: {backend id: value}}} from observation records."""
+    tables: dict[str, dict] = {}
+    for record in run.others:
+        if record["record"] != "observation":
+            continue
+        column = record["backend"]["id"] + (f" {record['device']}" if record.get("device") else "")
+        found = tables.setdefault(record["table"], {"backends": [], "rows": {}})
+        if column not in found["backends"]:
+            found["backends"].append(column)
+        found["rows"].setdefault(record["row"], {})[column] = record["value"]
+    for found in tables.values():
+        found["backends"].sort()
+    return tables
+
+
 def table(headers: list[str], rows: list[list]) -> str:
     cells = [[str(c) for c in row] for row in [headers] + rows]
     widths = [max(len(row[i]) for row in cells) for i in range(len(headers))]
@@ -127,7 +143,8 @@ def one_line(record: dict) -> str:
     s = record["signature"]
     what = f"{s['expected']} -> {s['actual']}" if record["kind"] != "value" else record["detail"]
     known = f" [known: {record['known']}]" if record["known"] else ""
-    return (f"{record['backend']['id']} {record['family']} [{record['kind']}] {record['op']}({s['inputs']}): "
+    versus = f" vs {record['reference']}" if record["reference"] != "numpy" else ""
+    return (f"{record['backend']['id']}{versus} {record['family']} [{record['kind']}] {record['op']}({s['inputs']}): "
             f"{what}; e.g. {record['example']['call']} (x{record['count']}){known}")
 
 
@@ -176,6 +193,10 @@ def text_report(run: records_module.Run, registry: Registry, every: bool = False
             out.append("      " + one_line(record))
         if not every and len(group) > 2:
             out.append(f"      ... {len(group) - 2} more (--all lists every divergence)")
+    for name, found in survey_tables(run).items():
+        out += ["", f"{name} (a survey: backend x case -> value)",
+                table(["case"] + found["backends"], [[row] + [values.get(b, "-") for b in found["backends"]]
+                                                    for row, values in found["rows"].items()])]
     differences = promotion_differences(run)
     if differences:
         out += ["", "promotion: result dtypes that differ from NumPy"]
@@ -192,4 +213,5 @@ def json_report(run: records_module.Run, registry: Registry) -> dict:
         "stale": stale(run, registry),
         "divergences": merge(run.divergences),
         "promotion": promotion_differences(run),
+        "surveys": survey_tables(run),
     }

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -26,6 +27,7 @@ class Case:
     op: str
     args: tuple
     kwargs: dict = field(default_factory=dict)
+    program: Any = None  # a compat.programs.Program: the function ``f`` an autodiff transform (grad, ...) takes
 
     def input_tags(self) -> str:
         """Shrink-stable description of the inputs: 'int8,py:int', 'int32,idx(None,int,slice)'."""
@@ -35,10 +37,15 @@ class Case:
         return {f"x{i}": a for i, a in enumerate(self.args) if isinstance(a, np.ndarray)}
 
     def inputs_source(self) -> dict[str, str]:
-        return {name: array_source(a) for name, a in self.arrays().items()}
+        sources = {name: array_source(a) for name, a in self.arrays().items()}
+        if self.program is not None:
+            sources.update(self.program.constants_source())
+            sources["f"] = self.program.numpy_lambda()
+        return sources
 
     def arg_names(self) -> list[str]:
-        return [f"x{i}" if isinstance(a, np.ndarray) else value_source(a) for i, a in enumerate(self.args)]
+        names = [f"x{i}" if isinstance(a, np.ndarray) else value_source(a) for i, a in enumerate(self.args)]
+        return names if self.program is None else ["f"] + names
 
     def call(self) -> str:
         if self.op == "getitem":
@@ -48,6 +55,12 @@ class Case:
     def arguments(self, args: list[str], dtypes_as) -> str:
         kwargs = [f"{k}={dtypes_as(v) if k == 'dtype' else value_source(v)}" for k, v in self.kwargs.items()]
         return ", ".join(args + kwargs)
+
+    def size(self) -> int:
+        """Smaller is simpler: input elements, program nodes, then source length."""
+        arrays = sum(a.size for a in self.arrays().values())
+        nodes = self.program.nodes() if self.program is not None else 0
+        return arrays + nodes
 
     def uses_bfloat16(self) -> bool:
         return any(a.dtype.name == "bfloat16" for a in self.arrays().values()) or self.kwargs.get("dtype") == "bfloat16"
@@ -180,6 +193,9 @@ def reproducer(case: Case, reference: Adapter, backend: Adapter, device: str | N
         lines.append(f"show({label(adapter)!r}, lambda: {expression})")
     if not native:
         lines.append(f"backend = load_adapter({backend.spec!r})")
+        if case.program is not None:
+            lines.append(f"device = {device!r}")
+            lines.append(case.program.source(None, "f"))
         args = ", ".join(case.arg_names())
         kwargs = "{" + ", ".join(f"{k!r}: {value_source(v)}" for k, v in case.kwargs.items()) + "}"
         lines.append(f"print({label(backend) + ':'!r}, backend.run({case.op!r}, ({args}{',' if len(case.args) == 1 else ''}), {kwargs}, device={device!r}).describe())")
@@ -207,8 +223,12 @@ def native_call(case: Case, adapter: Adapter) -> tuple[list[str], str]:
     args = [convert(a, i) for i, a in enumerate(case.args)]
     op = adapter.op_source(case.op)
     definition = []
+    if case.program is not None:
+        function = f"f_{adapter.name.replace('-', '_')}"
+        definition.append(case.program.source(adapter, function))
+        args.insert(0, function)
     if op.startswith("def "):
-        name = f"{adapter.name}_{case.op}"
+        name = f"{adapter.name.replace('-', '_')}_{case.op}"
         definition = [op.replace(f"def {case.op}(", f"def {name}(", 1)]
         op = name
     elif op.startswith("lambda"):

@@ -79,3 +79,227 @@ def python_scalars(kind: type, array_dtype: str) -> st.SearchStrategy:
 def dtype_pairs(names=None) -> list[tuple[str, str]]:
     names = [n for n in (names or dtypes.ALL) if n in dtypes.available()]
     return list(itertools.product(names, repeat=2))
+
+
+# -- differentiable programs (the gradient spec) -----------------------------
+#
+# A program is built bottom-up on concrete inputs: every node's value is
+# computed in float64 as the tree grows, so each operation is only placed
+# where it is smooth with a margin (log of values > 0.1, no ties in max, no
+# kinks of abs or maximum near the point) and values stay moderate. Where a
+# drawn operation does not fit, a safe one (tanh, add, sum) takes its place,
+# so Hypothesis never has to reject an example and shrinks towards tanh.
+
+MARGIN = 0.05  # distance kept from kinks and ties: far beyond the finite-difference steps
+BOUND = 100.0  # |values| stay below this, so float32 rounding stays small against the margins
+
+
+def _everywhere(a, *_):
+    return True
+
+
+UNARY = {  # op -> where it is smooth (on its float64 argument)
+    "tanh": _everywhere,
+    "sin": _everywhere,
+    "cos": _everywhere,
+    "square": _everywhere,
+    "negative": _everywhere,
+    "exp": lambda a: np.all(a < 4),
+    "log": lambda a: np.all(a > 0.1),
+    "sqrt": lambda a: np.all(a > 0.1),
+    "abs": lambda a: np.all(np.abs(a) > MARGIN),
+}
+BINARY = {
+    "add": _everywhere,
+    "subtract": _everywhere,
+    "multiply": _everywhere,
+    "divide": lambda a, b: np.all(np.abs(b) > 0.25),
+    "maximum": lambda a, b: np.all(np.abs(a - b) > MARGIN),
+    "minimum": lambda a, b: np.all(np.abs(a - b) > MARGIN),
+    "power": lambda a, b: np.all(a > 0.2) and np.all(np.abs(b) < 3),
+}
+REDUCTIONS = ("sum", "mean", "max")
+KINDS = ("leaf", "unary", "binary", "reduction", "structure", "matmul", "where")
+
+
+def _no_ties(value: np.ndarray, axis) -> bool:
+    """max is smooth where the largest element along the axis leads the next by the margin."""
+    if value.size == 0 or (axis is not None and value.shape[axis] < 2) or (axis is None and value.size < 2):
+        return value.size > 0
+    ordered = np.sort(value.reshape(-1) if axis is None else np.moveaxis(value, axis, -1), axis=-1)
+    return bool(np.all(ordered[..., -1] - ordered[..., -2] > MARGIN))
+
+
+class _Builder:
+    """Grows one program; ``values`` of nodes are float64 NumPy results."""
+
+    def __init__(self, draw, dtype: str, inputs: list[np.ndarray], max_inputs: int):
+        from compat.programs import Node
+
+        self.Node, self.draw, self.dtype = Node, draw, dtype
+        self.inputs, self.max_inputs = inputs, max_inputs
+        self.constants: list[np.ndarray] = []
+
+    def constant(self, array: np.ndarray):
+        self.constants.append(array)
+        return self.Node("const", slot=len(self.constants) - 1)
+
+    def leaf(self):
+        slot = self.draw(st.integers(0, len(self.inputs) - 1), label="input")
+        return self.Node("input", slot=slot), self.inputs[slot].astype(np.float64)
+
+    def apply(self, op, children, values, params=(), kwargs=()):
+        with np.errstate(all="ignore"):
+            value = np.asarray(getattr(np, op)(*values, *params, **dict(kwargs)), dtype=np.float64)
+        return self.Node(op, tuple(children), tuple(params), tuple(kwargs)), value
+
+    def moderate(self, value) -> bool:
+        return bool(np.all(np.isfinite(value)) and np.all(np.abs(value) < BOUND))
+
+    def node(self, depth: int):
+        kind = self.draw(st.sampled_from(KINDS), label="node") if depth > 0 else "leaf"
+        if kind == "leaf":
+            return self.leaf()
+        child, value = self.node(depth - 1)
+        made = getattr(self, kind)(child, value, depth)
+        if made is not None and self.moderate(made[1]):
+            return made
+        return self.apply("tanh", [child], [value])
+
+    def unary(self, child, value, depth):
+        op = self.draw(st.sampled_from(sorted(UNARY, key=list(UNARY).index)), label="unary op")
+        return self.apply(op if UNARY[op](value) else "tanh", [child], [value])
+
+    def binary(self, child, value, depth):
+        other, other_value = self.node(depth - 1)
+        try:
+            np.broadcast_shapes(value.shape, other_value.shape)
+        except ValueError:  # operands that do not broadcast meet through a sum of the second
+            other, other_value = self.apply("sum", [other], [other_value])
+        op = self.draw(st.sampled_from(list(BINARY)), label="binary op")
+        a, b = np.broadcast_arrays(value, other_value)
+        return self.apply(op if BINARY[op](a, b) else "add", [child, other], [value, other_value])
+
+    def reduction(self, child, value, depth):
+        op = self.draw(st.sampled_from(REDUCTIONS), label="reduction")
+        axis = self.draw(st.none() | st.integers(0, value.ndim - 1), label="axis") if value.ndim else None
+        keepdims = self.draw(st.booleans(), label="keepdims")
+        if op == "max" and not _no_ties(value, axis):
+            op = "sum"
+        return self.apply(op, [child], [value], kwargs=(("axis", axis), ("keepdims", keepdims)))
+
+    def structure(self, child, value, depth):
+        how = self.draw(st.sampled_from(["getitem", "reshape", "transpose", "broadcast_to"]), label="structure")
+        if how == "reshape":
+            return self.apply("reshape", [child], [value], params=(tuple(reversed(value.shape)),))
+        if how == "transpose":
+            if value.ndim < 2:  # tnp.transpose(x, ()) fails in graph mode (vectorized_map): a tf.function matter, noted
+                return None
+            axes = tuple(self.draw(st.permutations(range(value.ndim)), label="axes"))
+            return self.apply("transpose", [child], [value], params=(axes,))
+        if how == "broadcast_to":
+            shape = (self.draw(st.integers(1, 2), label="new leading size"),) + value.shape
+            return self.apply("broadcast_to", [child], [value], params=(shape,))
+        if value.ndim == 0:
+            return None
+        index = self.draw(st.one_of(
+            # slices step forward: negative steps are torch's indexing divergence, the indexing family's business
+            hnp.basic_indices(value.shape, allow_newaxis=True, allow_ellipsis=True).filter(_forward_steps),
+            st.lists(st.integers(-value.shape[0], value.shape[0] - 1), min_size=1, max_size=4).map(np.array),
+        ), label="index")
+        return self.Node("getitem", (child,), index=index), value[index]
+
+    def matmul(self, child, value, depth):
+        """child @ W with a new input W (a layer's weights), or a constant W."""
+        if value.ndim == 0:
+            return None
+        shape = (value.shape[-1], self.draw(st.integers(1, 3), label="matmul columns"))
+        weights = self.draw(arrays(self.dtype, shape, elements=program_elements(self.dtype)), label="weights")
+        if len(self.inputs) < self.max_inputs:
+            self.inputs.append(weights)
+            w = self.Node("input", slot=len(self.inputs) - 1)
+        else:  # the program's inputs are fixed (per-example gradients, jacobians): constant weights
+            w = self.constant(weights)
+        return self.apply("matmul", [child, w], [value, weights.astype(np.float64)])
+
+    def where(self, child, value, depth):
+        other, other_value = self.node(depth - 1)
+        try:
+            shape = np.broadcast_shapes(value.shape, other_value.shape)
+        except ValueError:
+            return None
+        mask = self.draw(hnp.arrays(np.bool_, shape), label="where mask")
+        return self.apply("where", [self.constant(mask), child, other], [mask, value, other_value])
+
+
+def _forward_steps(index) -> bool:
+    items = index if isinstance(index, tuple) else (index,)
+    return all(not isinstance(i, slice) or i.step is None or i.step > 0 for i in items)
+
+
+def _inputs_of(node) -> set[int]:
+    return {node.slot} if node.op == "input" else set().union(*(_inputs_of(a) for a in node.args))
+
+
+def program_elements(dtype: str) -> st.SearchStrategy[float]:
+    return st.floats(-2, 2, width=32 if dtype == "float32" else 64, allow_subnormal=False)
+
+
+@st.composite
+def programs(draw, dtype: str, max_depth: int = 4, max_inputs: int = 3, scalar: bool = True, shapes=None):
+    """A random differentiable program of float inputs (``compat.programs.Program``).
+
+    ``scalar``: the result is reduced to one number as ``sum(tree * weights)``
+    with constant random weights (so a gradient is a vector-Jacobian product
+    with a generic cotangent, not just ones). ``shapes`` fixes the input
+    shapes (default: 1-2 mutually broadcastable shapes of up to 3 dims).
+    """
+    from compat.programs import Node, Program
+
+    if shapes is None:
+        count = draw(st.integers(1, 2), label="inputs")
+        shapes = draw(hnp.mutually_broadcastable_shapes(num_shapes=count, max_dims=3, max_side=3), label="shapes").input_shapes
+    inputs = [draw(arrays(dtype, s, elements=program_elements(dtype)), label=f"x{i}") for i, s in enumerate(shapes)]
+    builder = _Builder(draw, dtype, inputs, max_inputs)
+    root, value = builder.node(draw(st.integers(1, max_depth), label="depth"))
+    for slot in sorted(set(range(len(builder.inputs))) - _inputs_of(root)):  # every input takes part
+        unused = builder.apply("sum", [Node("input", slot=slot)], [builder.inputs[slot].astype(np.float64)])
+        root, value = builder.apply("add", [root, unused[0]], [value, unused[1]])
+    if scalar:
+        weights = draw(arrays(dtype, value.shape, elements=program_elements(dtype)), label="cotangent")
+        root, value = builder.apply("multiply", [root, builder.constant(weights)], [value, weights])
+        root, value = builder.apply("sum", [root], [value])
+    return Program(root, tuple(builder.inputs), tuple(builder.constants))
+
+
+def smooth_at(program, inputs) -> bool:
+    """Whether ``program`` at ``inputs`` keeps every operation inside the
+    domain the builder placed it in (for reusing a program on new inputs)."""
+    constants = [np.asarray(k) for k in program.constants]
+
+    def value(node):
+        if node.op == "input":
+            return np.asarray(inputs[node.slot], dtype=np.float64)
+        if node.op == "const":
+            return constants[node.slot]
+        args = [value(a) for a in node.args]
+        if node.op == "getitem":
+            return args[0][node.index]
+        kwargs = dict(node.kwargs)
+        if node.op in UNARY and not UNARY[node.op](args[0]):
+            raise ArithmeticError
+        if node.op in BINARY and not BINARY[node.op](*np.broadcast_arrays(*args)):
+            raise ArithmeticError
+        if node.op == "max" and not _no_ties(args[0], kwargs.get("axis")):
+            raise ArithmeticError
+        with np.errstate(all="ignore"):
+            result = np.asarray(getattr(np, node.op)(*args, *node.params, **kwargs))
+        if result.dtype.kind == "f" and not (np.all(np.isfinite(result)) and np.all(np.abs(result) < BOUND)):
+            raise ArithmeticError
+        return result
+
+    try:
+        value(program.root)
+    except ArithmeticError:
+        return False
+    return True

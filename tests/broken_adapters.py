@@ -199,3 +199,35 @@ class AddAtLastWriteWins(NumpyAdapter):
         y = np.array(x, copy=True)
         y[index] = x[index] + values
         return with_values(outcome, y.astype(outcome.values.dtype))
+
+
+# -- gradients: torch with one planted autodiff bug (tests/test_meta_broken_gradients.py)
+
+from compat.adapters.torch import TorchAdapter  # noqa: E402 - the gradient plants need torch; the others do not
+
+
+class TanhGradientOffByOnePercent(TorchAdapter):
+    """tanh's values are exact, its gradient is 1.01 times too large."""
+
+    name = "broken_tanh_gradient"
+    OPS = {**TorchAdapter.OPS, "tanh": "lambda x: torch.tanh(x) + 0.01 * (torch.tanh(x) - torch.tanh(x).detach())"}
+
+
+class GradientNotReducedOverBroadcast(TorchAdapter):
+    """Differentiates with respect to the inputs broadcast together, so a broadcast
+    input's gradient keeps the broadcast shape instead of being summed back."""
+
+    name = "broken_unreduced_gradient"
+    OPS = {**TorchAdapter.OPS, "grad": "def grad(f, *xs):\n"
+           "    shape = torch.broadcast_shapes(*(x.shape for x in xs))\n"
+           "    xs = [x.detach().expand(shape).clone().requires_grad_() for x in xs]\n"
+           "    return torch.autograd.grad(f(*xs), xs)\n"}
+
+
+class Float64GradientsForFloat32(TorchAdapter):
+    """Gradients come back as float64 whatever the input dtype."""
+
+    name = "broken_float64_gradient"
+    OPS = {**TorchAdapter.OPS, "grad": "def grad(f, *xs):\n"
+           "    xs = [x.detach().requires_grad_() for x in xs]\n"
+           "    return tuple(g.double() for g in torch.autograd.grad(f(*xs), xs))\n"}

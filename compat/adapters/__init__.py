@@ -63,6 +63,8 @@ class Outcome:
     device: str | None = None
     error: BaseException | None = None
     error_category: str | None = None
+    parts: list[Outcome] | None = None  # a call that returns several arrays (gradients of x0, x1, ...)
+    tolerance: np.ndarray | None = None  # allowed absolute error per element, where the reference knows it
 
     @property
     def raised(self) -> bool:
@@ -70,20 +72,24 @@ class Outcome:
 
     def describe(self) -> str:
         if self.raised:
-            return f"raised {type(self.error).__name__} ({self.error_category}): {first_line(self.error)}"
+            return f"raised {error_type(self.error).rpartition('.')[2]} ({self.error_category}): {first_line(self.error)}"
+        if self.parts is not None:
+            return "(" + "; ".join(p.describe() for p in self.parts) + ")"
         if self.values is None:
-            return f"shape {self.shape}"
+            return "None" if self.shape is None else f"shape {self.shape}"
         return f"{self.dtype}{list(self.shape)} {format_values(self.values)}"
 
     def to_json(self) -> dict[str, Any]:
         if self.raised:
             return {
                 "error": {
-                    "type": f"{type(self.error).__module__}.{type(self.error).__qualname__}",
+                    "type": error_type(self.error),
                     "category": self.error_category,
                     "message": first_line(self.error),
                 }
             }
+        if self.parts is not None:
+            return {"parts": [p.to_json() for p in self.parts]}
         out: dict[str, Any] = {"shape": list(self.shape) if self.shape is not None else None}
         if self.values is not None:
             out["dtype"] = self.dtype
@@ -91,6 +97,11 @@ class Outcome:
         if self.device is not None:
             out["device"] = self.device
         return out
+
+
+def error_type(error: BaseException) -> str:
+    """'module.Class' of an exception; an exception from a child process keeps its original type."""
+    return getattr(error, "type_name", None) or f"{type(error).__module__}.{type(error).__qualname__}"
 
 
 def first_line(error: BaseException) -> str:
@@ -224,6 +235,13 @@ class Adapter:
             return "operator.getitem"
         return self.OPS.get(op, f"{self.namespace}.{op}")
 
+    def supports(self, op: str) -> bool:
+        try:
+            self.function(op)
+        except Unsupported:
+            return False
+        return True
+
     def source_globals(self) -> dict[str, Any]:
         namespace: dict[str, Any] = {}
         for line in self.imports:
@@ -255,7 +273,19 @@ class Adapter:
         return value
 
     def run(self, op: str, args: tuple, kwargs: dict | None = None, device: str | None = None) -> Outcome:
-        """Call ``op`` on ``args`` (NumPy arrays and Python values) on ``device``."""
+        """Call ``op`` on ``args`` (NumPy arrays and Python values) on ``device``;
+        calls that can kill the process run in a child process."""
+        if self.isolate(op, args):
+            from compat import isolation
+
+            return isolation.run(self, op, args, kwargs, device)
+        return self.call(op, args, kwargs, device)
+
+    def isolate(self, op: str, args: tuple) -> bool:
+        """True for calls known to abort the interpreter now and then (framework bugs)."""
+        return False
+
+    def call(self, op: str, args: tuple, kwargs: dict | None = None, device: str | None = None) -> Outcome:
         global framework_seconds
         start = time.perf_counter()
         try:
@@ -277,6 +307,10 @@ class Adapter:
         return contextlib.nullcontext()
 
     def outcome(self, result) -> Outcome:
+        if result is None:  # TensorFlow's gradient of an input it cannot differentiate
+            return Outcome()
+        if isinstance(result, (list, tuple)) and not self.is_shape(result):
+            return Outcome(parts=[self.outcome(r) for r in result])
         if self.is_shape(result):
             return Outcome(shape=tuple(int(v) for v in result))
         values = self.to_numpy(result)

@@ -25,6 +25,13 @@ class JaxAdapter(Adapter):
         "add_at": "def add_at(x, index, values):\n    return x.at[index].add(values)\n",
         "setitem": "def setitem(x, index, values):\n    x[index] = values\n    return x\n",
         "put_along_axis": "lambda x, indices, values, axis: jnp.put_along_axis(x, indices, values, axis, inplace=False)",
+        "norm": "jnp.linalg.norm",
+        # autodiff: the transforms the gradient spec checks
+        "grad": "def grad(f, *xs):\n    return jax.grad(f, argnums=tuple(range(len(xs))))(*xs)\n",
+        "jacobian": "def jacobian(f, x):\n    return jax.jacrev(f)(x)\n",
+        "per_example_grad": "def per_example_grad(f, params, batch):\n"
+        "    return jax.vmap(jax.grad(f), in_axes=(None, 0))(params, batch)\n",
+        "hvp": "def hvp(f, x, v):\n    return jax.jvp(jax.grad(f), (x,), (v,))[1]\n",
     }
     CONFIGS = {"x64": {"x64": True}, "x32": {"x64": False}}
     DEFAULT_CONFIGS = ("x64", "x32")

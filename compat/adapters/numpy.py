@@ -15,6 +15,7 @@ class NumpyAdapter(Adapter):
     imports = ("import numpy as np",)
 
     OPS = {
+        "norm": "np.linalg.norm",
         "set_at": "def set_at(x, index, values):\n    y = x.copy()\n    y[index] = values\n    return y\n",
         "add_at": "def add_at(x, index, values):\n    y = x.copy()\n    np.add.at(y, index, values)\n    return y\n",
         "setitem": "def setitem(x, index, values):\n    x[index] = values\n    return x\n",

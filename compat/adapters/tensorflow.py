@@ -36,6 +36,20 @@ class TensorflowAdapter(Adapter):
         "add_at": "def add_at(x, index, values):\n" + SCATTER
         + "    return tf.tensor_scatter_nd_add(x, indices, tf.cast(updates, x.dtype))\n",
         "setitem": "def setitem(x, index, values):\n    x[index] = values\n    return x\n",
+        "norm": "tf.norm",
+        # autodiff: the transforms the gradient spec checks
+        "grad": "def grad(f, *xs):\n    with tf.GradientTape() as tape:\n        tape.watch(xs)\n        y = f(*xs)\n"
+        "    return tape.gradient(y, xs)\n",
+        "jacobian": "def jacobian(f, x):\n    with tf.GradientTape() as tape:\n        tape.watch(x)\n        y = f(x)\n"
+        "    return tape.jacobian(y, x)\n",
+        "per_example_grad": "def per_example_grad(f, params, batch):\n    def one(example):\n"
+        "        with tf.GradientTape() as tape:\n            tape.watch(params)\n            y = f(params, example)\n"
+        "        return tape.gradient(y, params)\n    return tf.vectorized_map(one, batch)\n",
+        # unconnected_gradients=ZERO: the Hessian of a linear f is 0 (TensorFlow would give None)
+        "hvp": "def hvp(f, x, v):\n    with tf.autodiff.ForwardAccumulator(x, v) as forward:\n"
+        "        with tf.GradientTape() as tape:\n            tape.watch(x)\n            y = f(x)\n"
+        "        g = tape.gradient(y, x, unconnected_gradients=tf.UnconnectedGradients.ZERO)\n"
+        "    return forward.jvp(g, unconnected_gradients=tf.UnconnectedGradients.ZERO)\n",
     }
 
     def distribution(self):
@@ -94,6 +108,15 @@ class TensorflowAdapter(Adapter):
         if isinstance(value, tf.TensorShape):
             return value.is_fully_defined()
         return super().is_shape(value)
+
+    def isolate(self, op, args):
+        # Converting a Python int that does not fit the target dtype (beyond int64,
+        # or negative into uint64) leaves a Python exception pending in TF's C++
+        # tensor cache: the call then returns, raises SystemError, or aborts the
+        # interpreter on "Check failed: !PyErr_Occurred()", at random.
+        unsigned64 = any(isinstance(a, np.ndarray) and a.dtype == np.uint64 for a in args)
+        return any(isinstance(a, int) and not isinstance(a, bool)
+                   and not (-(2**63) <= a < 2**63 and (a >= 0 or not unsigned64)) for a in args)
 
     def classify(self, error):
         message = str(error)

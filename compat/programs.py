@@ -1,0 +1,101 @@
+"""Small differentiable programs: expression trees over NumPy's op names.
+
+A program is built once (by the gradient spec's strategy) and runs unchanged
+in every backend: ``bind`` turns it into a Python function of backend arrays
+through the adapter's own op table, and ``source`` writes the same function
+as Python text for reproducers, so a reproducer runs what the harness ran.
+
+Leaves are the inputs ``x0, x1, ...`` (the arrays differentiated) and
+constants ``c0, c1, ...`` (weights, masks, index arrays: never differentiated).
+"""
+
+from __future__ import annotations
+
+import operator
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from compat.adapters import Adapter
+from compat.reproducer import array_source, index_source, value_source
+
+
+@dataclass(frozen=True)
+class Node:
+    op: str  # "input", "const", "getitem", or an op name such as "tanh", "sum"
+    args: tuple = ()  # child nodes
+    params: tuple = ()  # positional arguments after the children: a shape, axes
+    kwargs: tuple = ()  # (name, value) pairs: axis=, keepdims=
+    slot: int = 0  # input or constant number
+    index: object = None  # getitem's index
+
+    def ops(self) -> set[str]:
+        own = set() if self.op in ("input", "const") else {self.op}
+        return own.union(*(a.ops() for a in self.args)) if self.args else own
+
+
+@dataclass(frozen=True)
+class Program:
+    """``f(x0, x1, ...)`` = the tree at ``root``; constants are NumPy arrays."""
+
+    root: Node
+    inputs: tuple[np.ndarray, ...]
+    constants: tuple[np.ndarray, ...] = field(default=())
+
+    def bind(self, adapter: Adapter, device: str | None = None):
+        """The program as a function of backend arrays, built from the adapter's ops."""
+        constants: list = []  # converted at the first call, inside the adapter's config (JAX x64)
+        functions = {op: adapter.function(op) for op in self.root.ops() if op != "getitem"}
+
+        def evaluate(node: Node, xs):
+            if node.op == "input":
+                return xs[node.slot]
+            if node.op == "const":
+                return constants[node.slot]
+            args = [evaluate(a, xs) for a in node.args]
+            if node.op == "getitem":
+                return operator.getitem(args[0], node.index)
+            return functions[node.op](*args, *node.params, **dict(node.kwargs))
+
+        def f(*xs):
+            if len(constants) < len(self.constants):
+                constants[:] = [adapter.from_numpy(c, device) for c in self.constants]
+            return evaluate(self.root, xs)
+
+        return f
+
+    def source(self, adapter: Adapter | None, name: str = "f") -> str:
+        """``def f(x0, x1): return <expression>`` in the adapter's framework; with
+        no adapter, through ``backend.function(op)`` (reproducers of third-party adapters)."""
+        if adapter is None:
+            body = self.expression(lambda op: f"backend.function({op!r})", lambda i, dtype: f"backend.from_numpy(c{i}, device)")
+        else:
+            body = self.expression(adapter.op_source, lambda i, dtype: adapter.array_source(f"c{i}", dtype))
+        return f"def {name}({self.parameters()}):\n    return {body}\n"
+
+    def parameters(self) -> str:
+        return ", ".join(f"x{i}" for i in range(len(self.inputs)))
+
+    def expression(self, op_text, constant_text, node: Node | None = None) -> str:
+        node = node or self.root
+        if node.op == "input":
+            return f"x{node.slot}"
+        if node.op == "const":
+            return constant_text(node.slot, self.constants[node.slot].dtype.name)
+        args = [self.expression(op_text, constant_text, a) for a in node.args]
+        if node.op == "getitem":
+            return f"{args[0]}[{index_source(node.index, array_source)}]"
+        op = op_text(node.op)
+        args += [value_source(p) for p in node.params] + [f"{k}={value_source(v)}" for k, v in node.kwargs]
+        return f"{f'({op})' if op.startswith('lambda') else op}({', '.join(args)})"
+
+    def numpy_lambda(self) -> str:
+        """The program in NumPy's spelling, for records: ``lambda x0: np.sum(np.tanh(x0) * c0)``."""
+        return f"lambda {self.parameters()}: " + self.expression(lambda op: f"np.{op}", lambda i, dtype: f"c{i}")
+
+    def nodes(self, node: Node | None = None) -> int:
+        node = node or self.root
+        return 1 + sum(self.nodes(a) for a in node.args)
+
+    def constants_source(self) -> dict[str, str]:
+        return {f"c{i}": array_source(c) for i, c in enumerate(self.constants)}
