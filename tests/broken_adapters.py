@@ -231,3 +231,25 @@ class Float64GradientsForFloat32(TorchAdapter):
     OPS = {**TorchAdapter.OPS, "grad": "def grad(f, *xs):\n"
            "    xs = [x.detach().requires_grad_() for x in xs]\n"
            "    return tuple(g.double() for g in torch.autograd.grad(f(*xs), xs))\n"}
+
+
+# -- isolation (tests/test_isolation.py)
+
+class AbortsOnNegativeInts(NumpyAdapter):
+    """Kills its process on a negative Python int, as TensorFlow sometimes does; says so."""
+
+    name = "aborts_on_negative_ints"
+
+    @staticmethod
+    def fatal(args):
+        return any(isinstance(a, int) and a < 0 for a in args)
+
+    def isolate(self, op, args):
+        return self.fatal(args)
+
+    def call(self, op, args, kwargs=None, device=None):
+        if self.fatal(args):
+            import os
+
+            os.abort()
+        return super().call(op, args, kwargs, device)
