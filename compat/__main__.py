@@ -5,10 +5,12 @@ from __future__ import annotations
 import argparse
 import json
 import subprocess
+import time
 import sys
 from pathlib import Path
 
-from compat import records, registry, store
+from compat import adapters, records, registry, store
+from compat.devices import DeviceBuildError
 from compat.plugin import DEFAULT_REGISTRY, DEFAULT_RESULTS
 from compat.specs import DIRECTORY as SPECS
 from compat.store import DEFAULT_STORE
@@ -58,8 +60,24 @@ def main(argv: list[str] | None = None) -> int:
                            help="merge this results directory into the store first (repeatable)")
     dashboard.add_argument("-o", "--output", required=True, metavar="DIR", help="directory to write the dashboard into")
 
+    devices = commands.add_parser("devices", help="build compat's reference plug-in devices, or list every device",
+                                  description="build: compile compat's reference plug-ins for the installed frameworks "
+                                              "(TensorFlow's APU, torch's apu; cached per framework version). "
+                                              "list: every device each installed backend can see, the plug-ins included.")
+    devices.add_argument("action", choices=("build", "list"))
+    devices.add_argument("--backends", default=None, metavar="LIST", help="comma-separated backends (default: all installed)")
+
+    selftest = commands.add_parser("selftest", help="switch each plug-in fault on in turn and check that the specs catch it",
+                                   description="For every named fault of compat's reference plug-in devices, run the specs "
+                                               "on the faulty device and print: fault, detected, by which spec, cases "
+                                               "checked until the first divergence, seconds. Exit status 1 if a fault "
+                                               "went undetected. Extra arguments go to pytest.")
+    selftest.add_argument("--backends", default=None, metavar="LIST", help="tensorflow, torch (default: both, if installed)")
+    selftest.add_argument("--seed", type=int, default=0, help="fault and Hypothesis seed (default: 0)")
+    selftest.add_argument("-n", "--workers", default="auto", help="pytest-xdist workers per fault (default: auto)")
+
     args, extra = parser.parse_known_args(argv)
-    if extra and args.command != "survey":
+    if extra and args.command not in ("survey", "selftest"):
         parser.error(f"unrecognized arguments: {' '.join(extra)}")
     try:
         if args.command == "survey":
@@ -70,12 +88,62 @@ def main(argv: list[str] | None = None) -> int:
             return merge_command(args)
         if args.command == "dashboard":
             return dashboard_command(args)
+        if args.command == "devices":
+            return devices_command(args)
+        if args.command == "selftest":
+            from compat import selftest as selftest_module
+
+            return selftest_module.main(args.backends, args.seed, args.workers, extra)
         from compat import bench as bench_module
 
         return bench_module.main(args.backends)
-    except (records.ResultsError, registry.RegistryError, store.StoreError) as error:
+    except (records.ResultsError, registry.RegistryError, store.StoreError, adapters.AdapterError, DeviceBuildError) as error:
         print(f"compat {args.command}: {error}", file=sys.stderr)
         return 2
+
+
+def devices_command(args) -> int:
+    """Build every selected backend's plug-ins, or list what each backend sees (in a
+    child process per backend: a framework must load its plug-ins before it starts)."""
+    names = [n.strip() for n in args.backends.split(",")] if args.backends else list(adapters.BUILTIN)
+    status = 0
+    for name in names:
+        try:
+            adapter = adapters.resolve(name)[0]
+        except adapters.BackendMissing as reason:
+            print(f"{name}: skipped ({reason})")
+            continue
+        if args.action == "build":
+            if not adapter.plugin_devices():
+                continue
+            start = time.perf_counter()
+            adapter.prepare_devices(load=False)
+            print(f"{adapter.name}: {', '.join(adapter.plugin_devices())} ready in {time.perf_counter() - start:.1f} s (builds are cached)")
+            continue
+        child = subprocess.run([sys.executable, "-c", LIST_DEVICES, adapter.spec], capture_output=True, text=True)
+        if child.returncode:
+            lines = child.stderr.strip().splitlines()
+            print(f"{adapter.name}: cannot list devices: {lines[-1] if lines else child.returncode}", file=sys.stderr)
+            status = 2
+        else:
+            print(child.stdout.rstrip())
+    return status
+
+
+LIST_DEVICES = """
+import sys
+from compat.adapters import load_adapter
+from compat.devices import DeviceBuildError
+adapter = load_adapter(sys.argv[1])
+note = ""
+try:
+    adapter.prepare_devices()
+except DeviceBuildError as error:
+    note = f"  (plug-ins not available: {error})"
+plugins = set(adapter.plugin_devices())
+shown = [d + (" (compat's reference plug-in)" if d in plugins else "") for d in adapter.devices()]
+print(f"{adapter.name}: {', '.join(shown)}{note}")
+"""
 
 
 def survey_command(args, extra: list[str]) -> int:

@@ -25,7 +25,7 @@ from compat.adapters import Adapter, Outcome
 from compat.finite_differences import FiniteDifferences
 from compat.programs import Program
 from compat.registry import Entry, Registry
-from compat.reproducer import Case, reproducer
+from compat.reproducer import Case, OnDevice, reproducer
 
 
 @dataclass
@@ -37,7 +37,7 @@ class Found:
     actual: Outcome
     mismatches: list[oracle.Mismatch]
     known: list[Entry | None]
-    reference: Adapter  # what the backend was compared with
+    reference: Adapter | OnDevice  # what the backend was compared with
 
     def size(self) -> tuple[int, int]:
         """Smaller is simpler: fewer elements (and program nodes), then shorter source."""
@@ -59,6 +59,9 @@ class Divergence(AssertionError):
 _divergence_types: dict[tuple, type[Divergence]] = {}
 
 
+MOVES = {"copy_to": 1}  # operations whose result belongs on the device given by this argument
+
+
 def divergence_type(key: tuple) -> type[Divergence]:
     if key not in _divergence_types:
         _divergence_types[key] = type("Divergence", (Divergence,), {"__module__": __name__})
@@ -69,9 +72,12 @@ class Checker:
     """What a spec talks to: ``xp.check("add", x, y)``."""
 
     def __init__(self, backend: Adapter, reference: Adapter, family: str, spec: str,
-                 registry: Registry, device: str | None = None, gradient_reference: Adapter | None = None):
+                 registry: Registry, device: str | None = None, gradient_reference: Adapter | None = None,
+                 reference_device: str | None = None):
         self.backend = backend
         self.reference = reference
+        # a device under test is also compared with the backend on its reference device
+        self.on_reference_device = OnDevice(backend, reference_device or backend.reference_device) if device else None
         self.gradient_reference = gradient_reference if gradient_reference is not backend else None
         self.finite_differences = FiniteDifferences()
         self.family = family
@@ -83,6 +89,7 @@ class Checker:
         self.observations: list[tuple[str, str, str]] = []  # survey cells: (table, row, value)
         self.seen: Counter[tuple] = Counter()  # mismatch key -> examples that showed it
         self.kept: dict[tuple, Found] = {}  # mismatch key -> smallest example
+        self.first_seen: dict[tuple, int] = {}  # mismatch key -> cases checked when it first showed
 
     @property
     def reference_name(self) -> str:
@@ -99,16 +106,48 @@ class Checker:
         finally:
             Checker.seconds += time.perf_counter() - start
 
-    def _check(self, op: str, args: tuple, kwargs: dict) -> Outcome:
+    def check_exact(self, op: str, *args) -> Outcome:
+        """Like check, bit for bit (copies: -0.0, NaN payloads and subnormals must survive)."""
+        start = time.perf_counter()
+        try:
+            return self._check(op, args, {}, exact=True)
+        finally:
+            Checker.seconds += time.perf_counter() - start
+
+    def _check(self, op: str, args: tuple, kwargs: dict, exact: bool = False) -> Outcome:
         case = Case(op, args, kwargs)
         expected = self.reference.run(op, args, kwargs)
         actual = self.backend.run(op, args, kwargs, device=self.device)
         self.cases[op] += 1
         ulps = oracle.tolerance_ulps(op, case.arrays().values())
-        mismatches = self.without_consequences(case, actual, oracle.compare(expected, actual, ulps), ulps)
-        self.judge(case, self.reference, expected, actual, mismatches)
+        mismatches = self.without_consequences(case, actual, oracle.compare(expected, actual, ulps, exact), ulps)
+        target = args[MOVES[op]] if op in MOVES else self.device
+        self.judge(case, self.reference, expected, actual, mismatches + self.misplaced(actual, target))
+        if self.on_reference_device is not None:
+            self.compare_devices(case, actual, lambda device: self.backend.run(op, args, kwargs, device=device))
         return actual
 
+    def compare_devices(self, case: Case, actual: Outcome, run_on) -> None:
+        """The device under test against the reference device: bit for bit (a copy
+        or an elementwise kernel has no excuse), within the oracle's tolerance for
+        operations whose rounding depends on summation order."""
+        reference = self.on_reference_device
+        on_reference = run_on(reference.device)
+        exact = "computed" if case.op not in oracle.ACCUMULATING and case.program is None else False
+        ulps = oracle.tolerance_ulps(case.op, case.arrays().values())
+        self.judge(case, reference, on_reference, actual, oracle.compare(on_reference, actual, ulps, exact=exact))
+
+    def misplaced(self, actual: Outcome, target: str | None = None) -> list:
+        """A result that is not where it should be: on the device under test
+        (soft placement, a wrong-device bug), or the ``target`` of a copy."""
+        target = target or self.device
+        if self.device is None or actual.raised:
+            return []
+        found = {p.device for p in (actual.parts or [actual]) if p.device is not None}
+        wrong = sorted(d for d in found if d != target)
+        if not wrong:
+            return []
+        return [oracle.Mismatch("device", target, wrong[0], f"result on {wrong[0]}, expected on {target}")]
     def check_gradient(self, transform: str, program: Program, *args: np.ndarray) -> Outcome:
         """Run an autodiff ``transform`` (grad, jacobian, per_example_grad, hvp)
         of ``program`` on ``args`` and compare it with the derivative by finite
@@ -120,7 +159,12 @@ class Checker:
             actual = self.backend.run(transform, (program.bind(self.backend, self.device), *args), device=self.device)
             expected = gradient_tolerance(self.finite_differences, transform, program, args)
             self.cases[transform] += 1
-            self.judge(case, self.finite_differences, expected, actual, dtype_explains_values(oracle.compare(expected, actual)))
+            self.judge(case, self.finite_differences, expected, actual,
+                       dtype_explains_values(oracle.compare(expected, actual)) + self.misplaced(actual))
+            if self.on_reference_device is not None:
+                backend = self.backend
+                self.compare_devices(case, actual, lambda device: backend.run(
+                    transform, (program.bind(backend, device), *args), device=device))
             if self.gradient_reference is not None:
                 other = self.gradient_reference
                 theirs = other.run(transform, (program.bind(other), *args))
@@ -139,6 +183,17 @@ class Checker:
             return f"raises {type(outcome.error).__name__}"
         return outcome.describe()
 
+    def across_devices(self, op: str, x: np.ndarray, y: np.ndarray) -> str:
+        """What ``op(x, y)`` does with x on the device under test and y on the
+        reference device, run under the device under test: raises, or where the result lands."""
+        backend, reference = self.backend, self.on_reference_device.device
+        try:
+            with backend.context(), backend.device_scope(self.device):
+                result = backend.function(op)(backend.from_numpy(x, self.device), backend.from_numpy(y, reference))
+                return f"result on {backend.device_of(result)}"
+        except Exception as error:  # the behaviour being surveyed
+            return f"raises {type(error).__name__}"
+
     def observe(self, table: str, row: str, value: str) -> None:
         """One cell of a survey table; the backend is the column."""
         self.observations.append((table, row, value))
@@ -150,6 +205,8 @@ class Checker:
         fields = [self.divergence_fields(case, m, reference) for m in mismatches]
         keys = tuple(self.key(f) for f in fields)
         self.seen.update(keys)
+        for key in keys:
+            self.first_seen.setdefault(key, sum(self.cases.values()))
         known = [self.registry.match(self.backend_json, f) for f in fields]
         found = Found(case, expected, actual, mismatches, known, reference)
         if all(known) or not hypothesis.currently_in_test_context():
@@ -180,7 +237,7 @@ class Checker:
     def key(fields: dict) -> tuple:
         return tuple(fields[k] for k in ("op", "kind", "inputs", "expected", "actual", "reference"))
 
-    def divergence_fields(self, case: Case, mismatch: oracle.Mismatch, reference: Adapter) -> dict:
+    def divergence_fields(self, case: Case, mismatch: oracle.Mismatch, reference: Adapter | OnDevice) -> dict:
         """The fields the registry matches on."""
         return {
             "family": self.family, "op": case.op, "kind": mismatch.kind, "inputs": case.input_tags(),
@@ -215,6 +272,7 @@ class Checker:
                 "example": {"call": found.case.call(), "inputs": found.case.inputs_source()},
                 "reproducer": reproducer(found.case, found.reference, self.backend, self.device),
                 "count": max(self.seen[self.key(fields)], 1),
+                "first_seen_after": self.first_seen.get(self.key(fields), 0),
                 "known": entry.id if entry else None,
                 "status": "known" if entry else "new",
             })

@@ -4,23 +4,28 @@ Some framework bugs abort the interpreter (a failed C++ CHECK) instead of
 raising, and do so only some of the time. Run in a test worker, such a call
 takes the worker and every later example with it, and the crash is lost. An
 adapter names the calls it knows to be dangerous (``Adapter.isolate``); they
-run here, in a fresh interpreter, a few times over, and the result is the
-first failure seen: an abort becomes an error of category ``crash``, a call
-that does not return in time one of category ``timeout``.
+run here, in a child interpreter kept per adapter (starting a framework costs
+seconds), a few times over, and the result is the first failure seen: an
+abort becomes an error of category ``crash`` (and a new child is started for
+the next call), a call that does not return in time one of category ``timeout``.
 """
 
 from __future__ import annotations
 
 import pickle
+import select
 import signal
+import struct
 import subprocess
 import sys
+import tempfile
 from functools import cache
+from typing import Any
 
 from compat.adapters import Adapter, Outcome
 
 ATTEMPTS = 5  # the known crashes are intermittent: one call in a few aborts
-TIMEOUT = 120  # seconds, framework import included
+TIMEOUT = 120  # seconds per call, the child's framework import included
 
 
 class Crash(Exception):
@@ -42,20 +47,51 @@ class ChildError(Exception):
         return ChildError, (self.type_name, str(self))
 
 
+_children: dict[str, tuple[subprocess.Popen, Any]] = {}  # adapter spec -> its child and the file of its stderr
+
+
 def run(adapter: Adapter, op: str, args: tuple, kwargs: dict | None, device: str | None) -> Outcome:
-    key = pickle.dumps((adapter.spec, op, args, sorted((kwargs or {}).items()), device))
-    return _run(key)
+    return _run(adapter.spec, pickle.dumps((op, args, sorted((kwargs or {}).items()), device)))
 
 
 @cache
-def _run(key: bytes) -> Outcome:
+def _run(spec: str, request: bytes) -> Outcome:
+    if spec not in _children or _children[spec][0].poll() is not None:
+        errors = tempfile.TemporaryFile()  # a file: a pipe nobody reads could fill up and block the child
+        _children[spec] = subprocess.Popen([sys.executable, "-m", "compat.isolation", spec],
+                                           stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=errors), errors
+    child, errors = _children[spec]
     try:
-        child = subprocess.run([sys.executable, "-m", "compat.isolation"], input=key, capture_output=True, timeout=TIMEOUT)
-    except subprocess.TimeoutExpired:
+        send(child.stdin, request)
+        reply = receive(child.stdout, TIMEOUT)
+    except (BrokenPipeError, EOFError):
+        child.wait()
+        errors.seek(0)
+        stderr = errors.read().decode(errors="replace")
+        return Outcome(error=Crash(death_notice(child.returncode, stderr)), error_category="crash")
+    except TimeoutError:
+        child.kill()
+        child.wait()
         return Outcome(error=Timeout(f"no result after {TIMEOUT} s"), error_category="timeout")
-    if child.returncode == 0:
-        return pickle.loads(child.stdout)
-    return Outcome(error=Crash(death_notice(child.returncode, child.stderr.decode(errors="replace"))), error_category="crash")
+    return pickle.loads(reply)
+
+
+def send(stream, payload: bytes) -> None:
+    stream.write(struct.pack("<Q", len(payload)) + payload)
+    stream.flush()
+
+
+def receive(stream, timeout: float | None = None) -> bytes:
+    if timeout is not None and not select.select([stream], [], [], timeout)[0]:
+        raise TimeoutError
+    header = stream.read(8)
+    if len(header) < 8:
+        raise EOFError
+    size = struct.unpack("<Q", header)[0]
+    payload = stream.read(size)
+    if len(payload) < size:
+        raise EOFError
+    return payload
 
 
 def death_notice(returncode: int, stderr: str) -> str:
@@ -66,21 +102,32 @@ def death_notice(returncode: int, stderr: str) -> str:
     return f"{how}: {cause[-200:]}" if cause else how
 
 
-def child() -> None:
+def child(spec: str) -> None:
+    """Serve calls for one adapter until stdin closes."""
     from compat.adapters import load_adapter
-    from compat.isolation import ChildError  # this module runs as __main__; pickle the importable class
+    from compat.isolation import ChildError, receive, send  # this module runs as __main__; use the importable one
 
-    spec, op, args, kwargs, device = pickle.loads(sys.stdin.buffer.read())
+    from compat.devices import DeviceBuildError
+
     adapter = load_adapter(spec)
-    for _ in range(ATTEMPTS):
-        outcome = adapter.call(op, args, dict(kwargs), device)
-        if outcome.raised:
-            break
-    if outcome.raised:  # framework exceptions need not pickle; keep what a record shows
-        error = outcome.error
-        outcome.error = ChildError(f"{type(error).__module__}.{type(error).__qualname__}", str(error))
-    sys.stdout.buffer.write(pickle.dumps(outcome))
+    try:
+        adapter.prepare_devices()  # a device under test must exist here too (cached build)
+    except DeviceBuildError:
+        pass  # then only the default device is used
+    while True:
+        try:
+            op, args, kwargs, device = pickle.loads(receive(sys.stdin.buffer))
+        except EOFError:
+            return
+        for _ in range(ATTEMPTS):
+            outcome = adapter.call(op, args, dict(kwargs), device)
+            if outcome.raised:
+                break
+        if outcome.raised:  # framework exceptions need not pickle; keep what a record shows
+            error = outcome.error
+            outcome.error = ChildError(f"{type(error).__module__}.{type(error).__qualname__}", str(error))
+        send(sys.stdout.buffer, pickle.dumps(outcome))
 
 
 if __name__ == "__main__":
-    child()
+    child(sys.argv[1])

@@ -36,6 +36,9 @@ _common = dict(deadline=None, suppress_health_check=[HealthCheck.function_scoped
 settings.register_profile("dev", max_examples=40, **_common)
 settings.register_profile("ci", max_examples=40, derandomize=True, database=None, print_blob=True, **_common)
 settings.register_profile("thorough", max_examples=1000, **_common)
+# python -m compat selftest: detection, not minimal examples
+settings.register_profile("selftest", max_examples=20, database=None,
+                          **{**_common, "phases": [Phase.explicit, Phase.generate]})
 
 
 def pytest_addoption(parser):
@@ -49,8 +52,18 @@ def pytest_addoption(parser):
                     help="strict: a new divergence fails its spec; report: record everything, fail nothing")
     group.addoption("--compat-results", default=DEFAULT_RESULTS, metavar="DIR",
                     help=f"directory for the divergence records (default: {DEFAULT_RESULTS})")
+    group.addoption("--device", action="append", default=[], metavar="BACKEND:DEVICE",
+                    help="also run every spec on this device and compare it with the backend's reference device, "
+                         "e.g. tensorflow:APU:0, torch:apu:0, jax:cpu:1 (repeatable; default: compat's reference "
+                         "plug-in devices of the selected backends, built on first use; 'none' for none)")
+    group.addoption("--only-devices", action="store_true",
+                    help="run the specs on the devices under test only, not on the backends' default devices")
+    group.addoption("--reference-device", action="append", default=[], metavar="BACKEND:DEVICE",
+                    help="what a backend's devices are compared with (default: its CPU, e.g. tensorflow:CPU:0)")
     group.addoption("--compat-registry", default=None, metavar="FILE",
                     help="known-divergence registry (default: fixtures/known-divergences.toml of this checkout)")
+    from compat import database
+    group.addoption("--compat-examples", default=database.default_spec(), metavar="DB", help=database.HELP)
 
 
 class CompatSession:
@@ -65,6 +78,8 @@ class CompatSession:
         self.adapters, self.missing = select(config.getoption("backends"), config.getoption("adapter"))
         self.reference = adapters.load_adapter("numpy")
         self.gradient_reference = gradient_reference(self.adapters)
+        self.devices, self.unavailable = select_devices(self.adapters, config.getoption("device"))
+        self.reference_devices = dict(parse_device(item, self.adapters) for item in config.getoption("reference_device"))
         workerinput = getattr(config, "workerinput", None)
         self.worker = workerinput["workerid"] if workerinput else "main"
         self.run_id = workerinput["compat_run_id"] if workerinput else new_run_id()
@@ -105,6 +120,39 @@ def gradient_reference(chosen: list) -> adapters.Adapter | None:
     return ranked[0] if ranked else None
 
 
+def parse_device(item: str, chosen: list) -> tuple[str, str]:
+    """'tensorflow:APU:0' -> ('tensorflow', 'APU:0'), the backend being a selected adapter's name or id."""
+    backend, _, device = item.partition(":")
+    if not device or backend not in {a.name for a in chosen} | {a.id for a in chosen}:
+        names = ", ".join(sorted({a.name for a in chosen})) or "none selected"
+        raise AdapterError(f"--device/--reference-device {item!r} must be BACKEND:DEVICE with a selected backend ({names})")
+    return backend, device
+
+
+def select_devices(chosen: list, requested: list[str]) -> tuple[dict[str, list[str]], dict[tuple[str, str], str]]:
+    """adapter id -> devices under test, and (adapter id, device) -> why it cannot run.
+
+    By default each backend's reference plug-in devices (compat's APU, apu, a second
+    JAX CPU device), on the first config of each backend only: devices are about
+    kernels, not configs."""
+    devices: dict[str, list[str]] = {}
+    if requested == ["none"]:
+        return devices, {}
+    firsts = {}
+    for adapter in chosen:
+        firsts.setdefault(adapter.name, adapter)
+    if requested:
+        for item in requested:
+            backend, device = parse_device(item, chosen)
+            adapter = next(a for a in chosen if backend in (a.name, a.id))
+            devices.setdefault(adapter.id, []).append(device)
+    else:
+        for adapter in firsts.values():
+            if adapter.plugin_devices():
+                devices[adapter.id] = list(adapter.plugin_devices())
+    return devices, {}
+
+
 def new_run_id() -> str:
     return datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%SZ-") + secrets.token_hex(3)
 
@@ -140,7 +188,43 @@ def pytest_configure(config):
     config.stash[_SESSION] = compat
     if config.getoption("hypothesis_profile", None) is None:
         settings.load_profile("ci" if os.environ.get("CI") else "dev")
+    if config.getoption("compat_examples"):  # the chosen example database, with the profile's other settings
+        from compat.database import ExamplesError, example_database
+        try:
+            examples = example_database(config.getoption("compat_examples"))
+        except ExamplesError as error:
+            raise pytest.UsageError(f"--compat-examples: {error}") from None
+        # re-registered under its own name: Hypothesis's plugin may load --hypothesis-profile after this hook
+        profile = config.getoption("hypothesis_profile", None) or settings.get_current_profile_name()
+        settings.register_profile(profile, parent=settings.get_profile(profile), database=examples)
+        settings.load_profile(profile)
+    prepare_devices(compat, config)
     compat.description = compat.describe_run()
+
+
+def prepare_devices(compat: CompatSession, config) -> None:
+    """Build the plug-ins the device params need (cached) and, in processes that
+    run specs, load them before any framework starts. An xdist controller only
+    builds, so that workers do not compile at once; devices named on the command
+    line are checked to exist."""
+    from compat.devices import DeviceBuildError
+
+    runs_specs = hasattr(config, "workerinput") or not config.getoption("numprocesses", None)
+    explicit = bool(config.getoption("device")) and config.getoption("device") != ["none"]
+    for adapter in compat.adapters:
+        wanted = compat.devices.get(adapter.id)
+        if not wanted:
+            continue
+        try:
+            adapter.prepare_devices(load=runs_specs or explicit)
+        except DeviceBuildError as error:
+            compat.unavailable.update({(adapter.id, d): str(error) for d in wanted})
+            continue
+        if explicit and not hasattr(config, "workerinput"):
+            seen = adapter.devices()
+            unknown = [d for d in wanted if d not in seen]
+            if unknown:
+                raise pytest.UsageError(f"{adapter.id} has no device {unknown[0]} (it sees: {', '.join(seen)})")
 
 
 def pytest_sessionfinish(session):
@@ -171,7 +255,14 @@ def pytest_generate_tests(metafunc):
     if "xp" not in metafunc.fixturenames:
         return
     compat = session_of(metafunc.config)
-    params = [pytest.param(a, id=a.id) for a in compat.adapters]
+    params = []
+    for adapter in compat.adapters:
+        if not metafunc.config.getoption("only_devices"):
+            params.append(pytest.param((adapter, None), id=adapter.id))
+        for device in compat.devices.get(adapter.id, []):
+            reason = compat.unavailable.get((adapter.id, device))
+            params.append(pytest.param((adapter, device), id=f"{adapter.id}@{device}",
+                                       marks=[pytest.mark.skip(reason=f"{device}: {reason}")] if reason else []))
     params += [pytest.param(None, id=spec, marks=pytest.mark.skip(reason=reason)) for spec, reason in compat.missing.items()]
     if not params:
         params = [pytest.param(None, id="no-backend", marks=pytest.mark.skip(reason="no backend selected"))]
@@ -182,8 +273,11 @@ def pytest_generate_tests(metafunc):
 def xp(request) -> Checker:
     """The backend under test, as a Checker: ``xp.check("add", x, y)``."""
     compat = session_of(request.config)
-    return Checker(request.param, compat.reference, request.module.__name__.rsplit(".", 1)[-1],
-                   request.node.nodeid, compat.registry, gradient_reference=compat.gradient_reference)
+    adapter, device = request.param
+    reference_device = compat.reference_devices.get(adapter.id) or compat.reference_devices.get(adapter.name)
+    return Checker(adapter, compat.reference, request.module.__name__.rsplit(".", 1)[-1],
+                   request.node.nodeid, compat.registry, device=device,
+                   gradient_reference=compat.gradient_reference, reference_device=reference_device)
 
 
 @pytest.hookimpl(wrapper=True)
@@ -192,6 +286,8 @@ def pytest_pyfunc_call(pyfuncitem):
     if not isinstance(checker, Checker):
         return (yield)
     escaped = None
+    if checker.device is not None:
+        checker.backend.reset_kernel_counters()
     try:
         yield
     except (KeyboardInterrupt, SystemExit):
@@ -208,6 +304,9 @@ def pytest_pyfunc_call(pyfuncitem):
         compat.write(record)
     for table, row, value in checker.observations:
         compat.write({**common, "record": "observation", "table": table, "row": row, "value": value})
+    counters = checker.backend.kernel_counters() if checker.device is not None else None
+    if counters:  # which operations of this spec really ran on the plug-in (kernel coverage)
+        compat.write({**common, "record": "coverage", "ops": counters})
     compat.write({**common, "record": "checks", "cases": dict(checker.cases)})
     if others:
         raise escaped

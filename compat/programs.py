@@ -64,13 +64,13 @@ class Program:
 
         return f
 
-    def source(self, adapter: Adapter | None, name: str = "f") -> str:
+    def source(self, adapter: Adapter | None, name: str = "f", device: str | None = None) -> str:
         """``def f(x0, x1): return <expression>`` in the adapter's framework; with
         no adapter, through ``backend.function(op)`` (reproducers of third-party adapters)."""
         if adapter is None:
             body = self.expression(lambda op: f"backend.function({op!r})", lambda i, dtype: f"backend.from_numpy(c{i}, device)")
         else:
-            body = self.expression(adapter.op_source, lambda i, dtype: adapter.array_source(f"c{i}", dtype))
+            body = self.expression(adapter.op_source, lambda i, dtype: adapter.array_source(f"c{i}", dtype, device))
         return f"def {name}({self.parameters()}):\n    return {body}\n"
 
     def parameters(self) -> str:

@@ -25,22 +25,31 @@ def merge(divergences: list[dict]) -> list[dict]:
     return sorted(merged.values(), key=lambda r: (r["backend"]["id"], r["family"], r["op"], r["kind"], r["signature"]["inputs"]))
 
 
+def where(record: dict) -> str:
+    """'torch', or 'torch@apu:0' for a device under test."""
+    return record["backend"]["id"] + (f"@{record['device']}" if record.get("device") else "")
+
+
 def checked(run: records_module.Run) -> dict[tuple[str, str], int]:
-    """(backend id, family) -> cases checked."""
+    """(backend id[@device], family) -> cases checked."""
     cases: dict[tuple[str, str], int] = defaultdict(int)
     for record in run.checks:
-        cases[(record["backend"]["id"], record["family"])] += sum(record["cases"].values())
+        cases[(where(record), record["family"])] += sum(record["cases"].values())
     return cases
 
 
 def summary(run: records_module.Run) -> list[dict]:
-    rows: dict[tuple[str, str], dict] = {}
-    for key, cases in checked(run).items():
-        rows[key] = {"backend": key[0], "family": key[1], "cases": cases, "new": 0, "known": 0}
+    """Per backend (and device) and family: cases, new and known divergences from NumPy
+    (or the derivative, or the gradient reference framework), and, side by side, from
+    the reference device ("device new", "device known")."""
+    def empty(key, cases=0):
+        return {"backend": key[0], "family": key[1], "cases": cases, "new": 0, "known": 0,
+                "device new": 0, "device known": 0}
+    rows: dict[tuple[str, str], dict] = {key: empty(key, cases) for key, cases in checked(run).items()}
     for record in merge(run.divergences):
-        key = (record["backend"]["id"], record["family"])
-        row = rows.setdefault(key, {"backend": key[0], "family": key[1], "cases": 0, "new": 0, "known": 0})
-        row[record["status"]] += 1
+        key = (where(record), record["family"])
+        row = rows.setdefault(key, empty(key))
+        row[("device " if record["reference"].startswith("device:") else "") + record["status"]] += 1
     return [rows[k] for k in sorted(rows)]
 
 
@@ -115,8 +124,10 @@ def summary_table(run: records_module.Run, registry: Registry) -> str:
     stale_counts = defaultdict(int)
     for s in stale_entries:
         stale_counts[s["backend"]] += 1
-    text = table(["backend", "family", "cases", "new", "known"],
-                 [[r["backend"], r["family"], r["cases"], r["new"], r["known"]] for r in rows])
+    columns = ["backend", "family", "cases", "new", "known"]
+    if any("@" in r["backend"] for r in rows):  # devices under test: their divergences from the reference device too
+        columns += ["device new", "device known"]
+    text = table(columns, [[r[c] for c in columns] for r in rows])
     if stale_entries:
         text += (f"\n\nregistry entries not reproduced in this run ({len(stale_entries)}): stale if a thorough run "
                  "(--hypothesis-profile thorough) does not reproduce them either\n")

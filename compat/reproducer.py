@@ -173,24 +173,39 @@ def is_native(adapter: Adapter) -> bool:
     return type(adapter).__module__.startswith("compat.adapters.")
 
 
-def reproducer(case: Case, reference: Adapter, backend: Adapter, device: str | None = None) -> str:
+class OnDevice:
+    """A backend on its reference device, as what a device under test is compared with."""
+
+    def __init__(self, adapter: Adapter, device: str) -> None:
+        self.adapter, self.device = adapter, device
+
+    @property
+    def id(self) -> str:
+        return f"device:{self.device}"
+
+
+def reproducer(case: Case, reference: Adapter | OnDevice, backend: Adapter, device: str | None = None) -> str:
+    native = is_native(backend)
+    sides = [(reference.adapter, reference.device) if isinstance(reference, OnDevice) else (reference, None)]
+    if native:
+        sides.append((backend, device))
     lines = ["import numpy as np"]
     if case.uses_bfloat16():
         lines.append("import ml_dtypes")
-    native = is_native(backend)
-    if native:
-        lines += [line for line in backend.imports if line not in lines]
-        lines += backend.setup_lines()
-    else:
+    for adapter, on in sides:
+        lines += [line for line in adapter.imports if line not in lines]
+        lines += [line for line in (adapter.device_lines(on) if on else []) + adapter.setup_lines() if line not in lines]
+    if not native:
         lines.append("from compat.adapters import backend_array, load_adapter")
     lines.append("")
     lines += [f"{name} = {source}" for name, source in case.inputs_source().items()]
     lines.append(SHOW)
-    sides = [reference, backend] if native else [reference]
-    for adapter in sides:
-        definition, expression = native_call(case, adapter)
+    for adapter, on in sides:
+        definition, expression = native_call(case, adapter, on)
         lines += definition
-        lines.append(f"show({label(adapter)!r}, lambda: {expression})")
+        show = f"show({label(adapter) + (f' on {on}' if on else '')!r}, lambda: {expression})"
+        scope = adapter.scope_source(on) if on else None
+        lines += [scope, "    " + show] if scope else [show]
     if not native:
         lines.append(f"backend = load_adapter({backend.spec!r})")
         if case.program is not None:
@@ -206,30 +221,30 @@ def label(adapter: Adapter) -> str:
     return f"{adapter.id} {adapter.version()}"
 
 
-def native_call(case: Case, adapter: Adapter) -> tuple[list[str], str]:
-    """(definition lines, expression) computing the case with the adapter's framework."""
+def native_call(case: Case, adapter: Adapter, device: str | None = None) -> tuple[list[str], str]:
+    """(definition lines, expression) computing the case with the adapter's framework on ``device``."""
     def convert(value, i=None):
         if isinstance(value, BackendArray):
-            return adapter.array_source(array_source(np.asarray(value)), value.dtype.name)
+            return adapter.array_source(array_source(np.asarray(value)), value.dtype.name, device)
         if isinstance(value, np.ndarray):
-            return adapter.array_source(f"x{i}", value.dtype.name) if i is not None else array_source(value)
+            return adapter.array_source(f"x{i}", value.dtype.name, device) if i is not None else array_source(value)
         if isinstance(value, tuple) and any(isinstance(v, np.ndarray) for v in value):
             return "(" + ", ".join(convert(v) for v in value) + ("," if len(value) == 1 else "") + ")"
         return value_source(value)
 
     if case.op == "getitem":
-        array = adapter.array_source("x0", case.args[0].dtype.name)
+        array = adapter.array_source("x0", case.args[0].dtype.name, device)
         return [], f"{array}[{index_source(case.args[1], convert)}]"
     args = [convert(a, i) for i, a in enumerate(case.args)]
     op = adapter.op_source(case.op)
     definition = []
     if case.program is not None:
         function = f"f_{adapter.name.replace('-', '_')}"
-        definition.append(case.program.source(adapter, function))
+        definition.append(case.program.source(adapter, function, device))
         args.insert(0, function)
     if op.startswith("def "):
         name = f"{adapter.name.replace('-', '_')}_{case.op}"
-        definition = [op.replace(f"def {case.op}(", f"def {name}(", 1)]
+        definition.append(op.replace(f"def {case.op}(", f"def {name}(", 1))
         op = name
     elif op.startswith("lambda"):
         op = f"({op})"

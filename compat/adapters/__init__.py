@@ -198,8 +198,50 @@ class Adapter:
     def distribution(self) -> str:
         return self.requires
 
+    # -- devices -------------------------------------------------------------
+    reference_device: ClassVar[str] = "cpu:0"  # what other devices are compared with
+
     def devices(self) -> list[str]:
-        return ["cpu:0"]
+        """Every device the backend sees in this process."""
+        return [self.reference_device]
+
+    def plugin_devices(self) -> list[str]:
+        """Devices compat itself can give this backend (its reference plug-ins), checked by default."""
+        return []
+
+    def prepare_devices(self, load: bool = True) -> None:
+        """Build the reference plug-ins (cached) and, with ``load``, make them
+        visible in this process; before the framework starts. Raises
+        compat.devices.DeviceBuildError with a one-line reason."""
+
+    def faults(self) -> dict[str, str]:
+        """The reference plug-in's named faults (name -> what goes wrong), for the self-test."""
+        return {}
+
+    def set_fault(self, name: str | None, seed: int = 0) -> None:
+        """Switch a plug-in fault on (None: off) in this process."""
+        raise NotImplementedError(f"{self.id} has no fault injection")
+
+    def kernel_counters(self) -> dict[str, dict[str, int]] | None:
+        """Plug-in kernel launches since the last reset: op -> {"device": n, "fallback": n}; None if no plug-in."""
+        return None
+
+    def reset_kernel_counters(self) -> None:
+        pass
+
+    def device_scope(self, device: str | None):
+        """A context manager in which operations run on ``device``."""
+        import contextlib
+
+        return contextlib.nullcontext()
+
+    def device_lines(self, device: str) -> list[str]:
+        """Reproducer lines that make ``device`` exist (load a plug-in, ...)."""
+        return []
+
+    def scope_source(self, device: str) -> str | None:
+        """Reproducer line opening a block that runs on ``device`` (TensorFlow), or None."""
+        return None
 
     # -- conversions (override per framework) ------------------------------
     def from_numpy(self, array: np.ndarray, device: str | None):
@@ -218,8 +260,8 @@ class Adapter:
     def dtype_source(self, name: str) -> str:
         return f"{self.namespace}.{name}"
 
-    def array_source(self, variable: str, dtype: str) -> str:
-        """Source text converting the NumPy array in ``variable`` (of canonical ``dtype``)."""
+    def array_source(self, variable: str, dtype: str, device: str | None = None) -> str:
+        """Source text converting the NumPy array in ``variable`` (of canonical ``dtype``) onto ``device``."""
         return f"{self.namespace}.asarray({variable})"
 
     def setup_lines(self) -> list[str]:
@@ -289,7 +331,7 @@ class Adapter:
         global framework_seconds
         start = time.perf_counter()
         try:
-            with self.context(), warnings.catch_warnings():
+            with self.context(), self.device_scope(device), warnings.catch_warnings():
                 warnings.simplefilter("ignore")  # numpy's "divide by zero" etc. are not results
                 fn = self.function(op)
                 backend_args = [self.convert(a, device) for a in args]

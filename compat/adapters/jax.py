@@ -14,6 +14,8 @@ import numpy as np
 
 from compat.adapters import Adapter
 
+CPU_DEVICES = 2  # cpu:0 is the reference device, cpu:1 the device under test
+
 
 class JaxAdapter(Adapter):
     name = "jax"
@@ -26,6 +28,9 @@ class JaxAdapter(Adapter):
         "setitem": "def setitem(x, index, values):\n    x[index] = values\n    return x\n",
         "put_along_axis": "lambda x, indices, values, axis: jnp.put_along_axis(x, indices, values, axis, inplace=False)",
         "norm": "jnp.linalg.norm",
+        "copy_to": "lambda x, device: jax.device_put(x, jax.devices(device.split(':')[0])[int(device.split(':')[1])])",
+        # jitted even inside the adapter's op-by-op context
+        "compiled_add": "def compiled_add(x, y):\n    with jax.disable_jit(False):\n        return jax.jit(jnp.add)(x, y)\n",
         # autodiff: the transforms the gradient spec checks
         "grad": "def grad(f, *xs):\n    return jax.grad(f, argnums=tuple(range(len(xs))))(*xs)\n",
         "jacobian": "def jacobian(f, x):\n    return jax.jacrev(f)(x)\n",
@@ -67,8 +72,36 @@ class JaxAdapter(Adapter):
         platform, _, index = name.partition(":")
         return jax.devices(platform)[int(index or 0)]
 
-    def array_source(self, variable, dtype):
-        return f"jnp.asarray({variable})"
+    def array_source(self, variable, dtype, device=None):
+        if device is None:
+            return f"jnp.asarray({variable})"
+        platform, _, index = device.partition(":")
+        return f"jax.device_put(jnp.asarray({variable}), jax.devices({platform!r})[{index or 0}])"
+
+    # a second CPU device: JAX's virtual devices (must be set before JAX's backend starts)
+    def plugin_devices(self):
+        return ["cpu:1"]
+
+    def prepare_devices(self, load=True):
+        if load:
+            import jax
+
+            jax.config.update("jax_num_cpu_devices", CPU_DEVICES)
+
+    def device_scope(self, device):
+        import contextlib
+
+        import jax
+
+        # uncommitted values (Python scalars, constants JAX makes itself) go to the default device
+        return jax.default_device(self._device(device)) if device else contextlib.nullcontext()
+
+    def scope_source(self, device):
+        platform, _, index = device.partition(":")
+        return f"with jax.default_device(jax.devices({platform!r})[{index or 0}]):"
+
+    def device_lines(self, device):
+        return [f'jax.config.update("jax_num_cpu_devices", {CPU_DEVICES})']
 
     def to_numpy(self, value):
         return np.asarray(value)

@@ -16,6 +16,9 @@ class NumpyAdapter(Adapter):
 
     OPS = {
         "norm": "np.linalg.norm",
+        # placement: NumPy has one device; its copies and compiled calls are the plain ones
+        "copy_to": "lambda x, device: x.copy()",
+        "compiled_add": "np.add",
         "set_at": "def set_at(x, index, values):\n    y = x.copy()\n    y[index] = values\n    return y\n",
         "add_at": "def add_at(x, index, values):\n    y = x.copy()\n    np.add.at(y, index, values)\n    return y\n",
         "setitem": "def setitem(x, index, values):\n    x[index] = values\n    return x\n",
@@ -36,7 +39,7 @@ class NumpyAdapter(Adapter):
         # NumPy's bfloat16 is ml_dtypes' (see compat.dtypes)
         return "ml_dtypes.bfloat16" if name == "bfloat16" else f"np.{name}"
 
-    def array_source(self, variable, dtype):
+    def array_source(self, variable, dtype, device=None):
         return variable
 
     def device_of(self, value):

@@ -37,6 +37,8 @@ class TensorflowAdapter(Adapter):
         + "    return tf.tensor_scatter_nd_add(x, indices, tf.cast(updates, x.dtype))\n",
         "setitem": "def setitem(x, index, values):\n    x[index] = values\n    return x\n",
         "norm": "tf.norm",
+        "copy_to": "def copy_to(x, device):\n    with tf.device(device):\n        return tnp.copy(x)\n",
+        "compiled_add": "tf.function(tnp.add)",
         # autodiff: the transforms the gradient spec checks
         "grad": "def grad(f, *xs):\n    with tf.GradientTape() as tape:\n        tape.watch(xs)\n        y = f(*xs)\n"
         "    return tape.gradient(y, xs)\n",
@@ -78,10 +80,57 @@ class TensorflowAdapter(Adapter):
             _applied = dict(self.config)
         return contextlib.nullcontext()
 
+    reference_device = "CPU:0"
+
     def devices(self):
         import tensorflow as tf
 
         return [d.name.split("device:")[-1] for d in tf.config.list_logical_devices()]
+
+    # compat's reference PluggableDevice, "APU" (compat/devices/tensorflow_apu.cc)
+    def plugin_devices(self):
+        return ["APU:0"]
+
+    def prepare_devices(self, load=True):
+        from compat.devices import tensorflow_apu
+
+        path = tensorflow_apu.build()
+        if load:
+            tensorflow_apu.load(path)
+
+    def faults(self):
+        from compat.devices import tensorflow_apu
+
+        return tensorflow_apu.FAULTS
+
+    def set_fault(self, name, seed=0):
+        from compat.devices import tensorflow_apu
+
+        tensorflow_apu.set_fault(name, seed)
+
+    def kernel_counters(self):
+        from compat.devices import tensorflow_apu
+
+        # the plug-in counts its own launches; what fell back to CPU shows as device divergences
+        return {op: {"device": n, "fallback": 0} for op, n in tensorflow_apu.counters().items()}
+
+    def reset_kernel_counters(self):
+        from compat.devices import tensorflow_apu
+
+        tensorflow_apu.reset_counters()
+
+    def device_scope(self, device):
+        import tensorflow as tf
+
+        # explicit CPU by default: with the APU loaded, TensorFlow would prefer it
+        return tf.device(device or self.reference_device)
+
+    def device_lines(self, device):
+        return ["from compat.devices import tensorflow_apu", "tensorflow_apu.load()  # compat's reference APU device"] \
+            if device.startswith("APU") else []
+
+    def scope_source(self, device):
+        return f"with tf.device({device!r}):"
 
     def from_numpy(self, array, device):
         import tensorflow as tf

@@ -36,6 +36,7 @@ class TorchAdapter(Adapter):
         "setitem": "def setitem(x, index, values):\n    x[index] = values\n    return x\n",
         "put_along_axis": "lambda x, indices, values, axis: x.scatter(axis, indices, values)",
         "norm": "torch.linalg.norm",
+        "copy_to": "lambda x, device: x.to(device)",
         "transpose": "lambda x, axes=None: torch.permute(x, tuple(reversed(range(x.ndim))) if axes is None else axes)",
         # autodiff: the transforms the gradient spec checks
         "grad": "def grad(f, *xs):\n    xs = [x.detach().requires_grad_() for x in xs]\n    return torch.autograd.grad(f(*xs), xs)\n",
@@ -50,10 +51,61 @@ class TorchAdapter(Adapter):
             return self.xp.asarray(array.astype(np.float32), device=device).to(self.xp.bfloat16)
         return self.xp.asarray(array, device=device)
 
-    def array_source(self, variable, dtype):
+    def array_source(self, variable, dtype, device=None):
+        on = f", device={device!r}" if device else ""
         if dtype == "bfloat16":
-            return f"torch.asarray({variable}.astype(np.float32)).to(torch.bfloat16)"
-        return f"torch.asarray({variable})"
+            return f"torch.asarray({variable}.astype(np.float32){on}).to(torch.bfloat16)"
+        return f"torch.asarray({variable}{on})"
+
+    # compat's reference PrivateUse1 device, "apu" (compat/devices/torch_apu.cpp)
+    def plugin_devices(self):
+        return ["apu:0"]
+
+    def prepare_devices(self, load=True):
+        from compat.devices import torch_apu
+
+        torch_apu.load() if load else torch_apu.build()
+
+    def faults(self):
+        from compat.devices import torch_apu
+
+        return torch_apu.FAULTS
+
+    def set_fault(self, name, seed=0):
+        from compat.devices import torch_apu
+
+        torch_apu.set_fault(name, seed)
+
+    def kernel_counters(self):
+        from compat.devices import torch_apu
+
+        return torch_apu.counters()
+
+    def reset_kernel_counters(self):
+        from compat.devices import torch_apu
+
+        torch_apu.reset_counters()
+
+    def device_scope(self, device):
+        import contextlib
+
+        # torch.device as a context manager: factory functions (asarray of Python values) create there
+        return self.xp.device(device) if device else contextlib.nullcontext()
+
+    def scope_source(self, device):
+        return f"with torch.device({device!r}):"
+
+    def device_lines(self, device):
+        return ["from compat.devices import torch_apu", "torch_apu.load()  # compat's reference apu device"] \
+            if device.startswith("apu") else []
+
+    def devices(self):
+        torch = self.xp
+        found = ["cpu:0"]
+        backend = torch._C._get_privateuse1_backend_name()
+        if backend != "privateuseone" and hasattr(torch, backend):
+            found += [f"{backend}:{i}" for i in range(getattr(torch, backend).device_count())]
+        return found
 
     def to_numpy(self, value):
         value = self.xp.as_tensor(value).detach().cpu()

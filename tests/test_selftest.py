@@ -1,0 +1,29 @@
+"""``python -m compat selftest``: every named fault of every reference plug-in is caught
+by the specs, on the faulty device (the issue's promise to device teams)."""
+
+import re
+import subprocess
+import sys
+
+import pytest
+
+from compat import selftest
+from tests.helpers import REPO, subprocess_env
+
+
+def test_every_plugin_fault_is_detected(tmp_path):
+    backends = selftest.plugin_backends(None)
+    if not backends:
+        pytest.skip("neither tensorflow nor torch is installed")
+    expected = {(f"{a.id}@{a.plugin_devices()[0]}", fault) for a in backends for fault in selftest.faults_of(a)}
+    process = subprocess.run([sys.executable, "-m", "compat", "selftest", "-n", "2"], cwd=REPO,
+                             env=subprocess_env(tmp_path), capture_output=True, text=True)
+    rows = {}
+    for line in process.stdout.splitlines():
+        cells = re.split(r"\s{2,}", line.strip())
+        if len(cells) >= 3 and (cells[0], cells[1]) in expected:
+            rows[(cells[0], cells[1])] = cells[2]
+    assert set(rows) == expected, process.stdout + process.stderr  # one row per fault
+    missed = sorted(key for key, detected in rows.items() if detected != "yes")
+    assert not missed, f"undetected faults {missed}\n{process.stdout}\n{process.stderr}"
+    assert process.returncode == 0, process.stdout + process.stderr
