@@ -121,10 +121,10 @@ class Checker:
         self.cases[op] += 1
         ulps = oracle.tolerance_ulps(op, case.arrays().values())
         mismatches = self.without_consequences(case, actual, oracle.compare(expected, actual, ulps, exact), ulps)
+        if self.on_reference_device is not None:  # first: what a device team asks
+            self.compare_devices(case, actual, lambda device: self.backend.run(op, args, kwargs, device=device))
         target = args[MOVES[op]] if op in MOVES else self.device
         self.judge(case, self.reference, expected, actual, mismatches + self.misplaced(actual, target))
-        if self.on_reference_device is not None:
-            self.compare_devices(case, actual, lambda device: self.backend.run(op, args, kwargs, device=device))
         return actual
 
     def compare_devices(self, case: Case, actual: Outcome, run_on) -> None:
@@ -159,12 +159,12 @@ class Checker:
             actual = self.backend.run(transform, (program.bind(self.backend, self.device), *args), device=self.device)
             expected = gradient_tolerance(self.finite_differences, transform, program, args)
             self.cases[transform] += 1
-            self.judge(case, self.finite_differences, expected, actual,
-                       dtype_explains_values(oracle.compare(expected, actual)) + self.misplaced(actual))
             if self.on_reference_device is not None:
                 backend = self.backend
                 self.compare_devices(case, actual, lambda device: backend.run(
                     transform, (program.bind(backend, device), *args), device=device))
+            self.judge(case, self.finite_differences, expected, actual,
+                       dtype_explains_values(oracle.compare(expected, actual)) + self.misplaced(actual))
             if self.gradient_reference is not None:
                 other = self.gradient_reference
                 theirs = other.run(transform, (program.bind(other), *args))

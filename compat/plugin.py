@@ -16,6 +16,7 @@ import platform
 import secrets
 import sys
 from pathlib import Path
+from typing import Iterator
 
 import hypothesis
 import pytest
@@ -58,6 +59,9 @@ def pytest_addoption(parser):
                          "plug-in devices of the selected backends, built on first use; 'none' for none)")
     group.addoption("--only-devices", action="store_true",
                     help="run the specs on the devices under test only, not on the backends' default devices")
+    group.addoption("--compat-fault", action="append", default=[], metavar="NAME",
+                    help="also run the device params with this plug-in fault switched on ('all': each fault of each "
+                         "plug-in; python -m compat selftest uses it); the fault's seed is --hypothesis-seed or 0")
     group.addoption("--reference-device", action="append", default=[], metavar="BACKEND:DEVICE",
                     help="what a backend's devices are compared with (default: its CPU, e.g. tensorflow:CPU:0)")
     group.addoption("--compat-registry", default=None, metavar="FILE",
@@ -79,6 +83,7 @@ class CompatSession:
         self.reference = adapters.load_adapter("numpy")
         self.gradient_reference = gradient_reference(self.adapters)
         self.devices, self.unavailable = select_devices(self.adapters, config.getoption("device"))
+        self.fault_seed = int(config.getoption("hypothesis_seed", None) or 0)
         self.reference_devices = dict(parse_device(item, self.adapters) for item in config.getoption("reference_device"))
         workerinput = getattr(config, "workerinput", None)
         self.worker = workerinput["workerid"] if workerinput else "main"
@@ -256,13 +261,16 @@ def pytest_generate_tests(metafunc):
         return
     compat = session_of(metafunc.config)
     params = []
+    faults = metafunc.config.getoption("compat_fault")
     for adapter in compat.adapters:
         if not metafunc.config.getoption("only_devices"):
-            params.append(pytest.param((adapter, None), id=adapter.id))
+            params.append(pytest.param((adapter, None, None), id=adapter.id))
         for device in compat.devices.get(adapter.id, []):
             reason = compat.unavailable.get((adapter.id, device))
-            params.append(pytest.param((adapter, device), id=f"{adapter.id}@{device}",
-                                       marks=[pytest.mark.skip(reason=f"{device}: {reason}")] if reason else []))
+            marks = [pytest.mark.skip(reason=f"{device}: {reason}")] if reason else []
+            params.append(pytest.param((adapter, device, None), id=f"{adapter.id}@{device}", marks=marks))
+            named = list(adapter.faults()) if faults == ["all"] else [f for f in faults if f in adapter.faults()]
+            params += [pytest.param((adapter, device, f), id=f"{adapter.id}@{device}!{f}", marks=marks) for f in named]
     params += [pytest.param(None, id=spec, marks=pytest.mark.skip(reason=reason)) for spec, reason in compat.missing.items()]
     if not params:
         params = [pytest.param(None, id="no-backend", marks=pytest.mark.skip(reason="no backend selected"))]
@@ -270,14 +278,23 @@ def pytest_generate_tests(metafunc):
 
 
 @pytest.fixture
-def xp(request) -> Checker:
+def xp(request) -> Iterator[Checker]:
     """The backend under test, as a Checker: ``xp.check("add", x, y)``."""
     compat = session_of(request.config)
-    adapter, device = request.param
+    adapter, device, fault = request.param
     reference_device = compat.reference_devices.get(adapter.id) or compat.reference_devices.get(adapter.name)
-    return Checker(adapter, compat.reference, request.module.__name__.rsplit(".", 1)[-1],
-                   request.node.nodeid, compat.registry, device=device,
-                   gradient_reference=compat.gradient_reference, reference_device=reference_device)
+    checker = Checker(adapter, compat.reference, request.module.__name__.rsplit(".", 1)[-1],
+                      request.node.nodeid, compat.registry, device=device,
+                      gradient_reference=compat.gradient_reference, reference_device=reference_device)
+    if fault is None:
+        yield checker
+        return
+    checker.backend_json["config"] = {**checker.backend_json["config"], "fault": fault}  # records say which
+    adapter.set_fault(fault, compat.fault_seed)
+    try:
+        yield checker
+    finally:
+        adapter.set_fault(None)
 
 
 @pytest.hookimpl(wrapper=True)

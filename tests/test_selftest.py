@@ -1,5 +1,9 @@
 """``python -m compat selftest``: every named fault of every reference plug-in is caught
-by the specs, on the faulty device (the issue's promise to device teams)."""
+by the specs, on the faulty device, and the control run (no fault) shows nothing.
+
+To stay affordable in the default run, the self-test here runs the specs that exercise
+kernels broadly (elementwise with broadcasting, special values, random gradient
+programs); ``python -m compat selftest`` runs them all."""
 
 import re
 import subprocess
@@ -15,8 +19,10 @@ def test_every_plugin_fault_is_detected(tmp_path):
     backends = selftest.plugin_backends(None)
     if not backends:
         pytest.skip("neither tensorflow nor torch is installed")
-    expected = {(f"{a.id}@{a.plugin_devices()[0]}", fault) for a in backends for fault in selftest.faults_of(a)}
-    process = subprocess.run([sys.executable, "-m", "compat", "selftest", "-n", "2"], cwd=REPO,
+    expected = {(f"{a.id}@{a.plugin_devices()[0]}", fault) for a in backends
+                for fault in ["(none)", *selftest.faults_of(a)]}
+    process = subprocess.run([sys.executable, "-m", "compat", "selftest", "-n", "2",
+                              "-k", "elementwise or gradient_of_random or special"], cwd=REPO,
                              env=subprocess_env(tmp_path), capture_output=True, text=True)
     rows = {}
     for line in process.stdout.splitlines():
@@ -24,6 +30,6 @@ def test_every_plugin_fault_is_detected(tmp_path):
         if len(cells) >= 3 and (cells[0], cells[1]) in expected:
             rows[(cells[0], cells[1])] = cells[2]
     assert set(rows) == expected, process.stdout + process.stderr  # one row per fault
-    missed = sorted(key for key, detected in rows.items() if detected != "yes")
-    assert not missed, f"undetected faults {missed}\n{process.stdout}\n{process.stderr}"
+    missed = sorted(key for key, detected in rows.items() if detected != ("no (good)" if key[1] == "(none)" else "yes"))
+    assert not missed, f"undetected faults, or a false alarm without one: {missed}\n{process.stdout}\n{process.stderr}"
     assert process.returncode == 0, process.stdout + process.stderr

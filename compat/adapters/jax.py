@@ -28,6 +28,7 @@ class JaxAdapter(Adapter):
         "setitem": "def setitem(x, index, values):\n    x[index] = values\n    return x\n",
         "put_along_axis": "lambda x, indices, values, axis: jnp.put_along_axis(x, indices, values, axis, inplace=False)",
         "norm": "jnp.linalg.norm",
+        "relu": "jax.nn.relu",
         "copy_to": "lambda x, device: jax.device_put(x, jax.devices(device.split(':')[0])[int(device.split(':')[1])])",
         # jitted even inside the adapter's op-by-op context
         "compiled_add": "def compiled_add(x, y):\n    with jax.disable_jit(False):\n        return jax.jit(jnp.add)(x, y)\n",

@@ -18,6 +18,7 @@ class NumpyAdapter(Adapter):
         "norm": "np.linalg.norm",
         # placement: NumPy has one device; its copies and compiled calls are the plain ones
         "copy_to": "lambda x, device: x.copy()",
+        "relu": "lambda x: np.maximum(x, np.zeros((), x.dtype))",
         "compiled_add": "np.add",
         "set_at": "def set_at(x, index, values):\n    y = x.copy()\n    y[index] = values\n    return y\n",
         "add_at": "def add_at(x, index, values):\n    y = x.copy()\n    np.add.at(y, index, values)\n    return y\n",

@@ -37,6 +37,7 @@ class TensorflowAdapter(Adapter):
         + "    return tf.tensor_scatter_nd_add(x, indices, tf.cast(updates, x.dtype))\n",
         "setitem": "def setitem(x, index, values):\n    x[index] = values\n    return x\n",
         "norm": "tf.norm",
+        "relu": "tf.nn.relu",
         "copy_to": "def copy_to(x, device):\n    with tf.device(device):\n        return tnp.copy(x)\n",
         "compiled_add": "tf.function(tnp.add)",
         # autodiff: the transforms the gradient spec checks

@@ -37,6 +37,7 @@ class TorchAdapter(Adapter):
         "put_along_axis": "lambda x, indices, values, axis: x.scatter(axis, indices, values)",
         "norm": "torch.linalg.norm",
         "copy_to": "lambda x, device: x.to(device)",
+        "relu": "torch.relu",
         "transpose": "lambda x, axes=None: torch.permute(x, tuple(reversed(range(x.ndim))) if axes is None else axes)",
         # autodiff: the transforms the gradient spec checks
         "grad": "def grad(f, *xs):\n    xs = [x.detach().requires_grad_() for x in xs]\n    return torch.autograd.grad(f(*xs), xs)\n",

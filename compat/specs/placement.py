@@ -53,6 +53,24 @@ def test_computed_and_compiled_results_stay_on_the_device(xp, data):
         xp.check("compiled_add", x, x)
 
 
+SPECIAL = [-0.0, 0.0, 1.0, -1.0, np.inf, -np.inf, np.nan, 1e-40, -1e-40, 3.4e38]
+
+
+@pytest.mark.parametrize("op", ["add", "subtract", "multiply", "maximum", "minimum", "relu"])
+@given(data=st.data())
+def test_elementwise_kernels_on_special_values(xp, op, data):
+    """Kernels on -0.0, infinities, NaN, subnormals and huge values: on a device under test,
+    bit for bit what the reference device gives (the sign of a zero included)."""
+    dtype = data.draw(st.sampled_from(["float32", "float64"]), label="dtype")
+    shape = data.draw(shapes(min_dims=1, max_dims=2), label="shape")
+    values = st.sampled_from(SPECIAL)
+    x = data.draw(hnp.arrays(dtype, shape, elements=values), label="x")
+    if op == "relu":
+        xp.check(op, x)
+    else:
+        xp.check(op, x, data.draw(hnp.arrays(dtype, shape, elements=values), label="y"))
+
+
 def test_operands_on_two_devices_survey(xp):
     """Survey: an op whose operands live on two devices raises, or copies, and the result lands somewhere."""
     if xp.device is None:
