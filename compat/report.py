@@ -109,6 +109,17 @@ def survey_tables(run: records_module.Run) -> dict[str, dict]:
     return tables
 
 
+def kernel_coverage(run: records_module.Run) -> dict[str, dict[str, dict[str, int]]]:
+    """backend@device -> op -> {"device": launches on the plug-in, "fallback": launches that fell back to CPU}."""
+    found: dict[str, dict[str, dict[str, int]]] = defaultdict(lambda: defaultdict(lambda: {"device": 0, "fallback": 0}))
+    for record in run.others:
+        if record["record"] == "coverage":
+            for op, counts in record["ops"].items():
+                for side in ("device", "fallback"):
+                    found[where(record)][op][side] += counts[side]
+    return {k: dict(v) for k, v in sorted(found.items())}
+
+
 def table(headers: list[str], rows: list[list]) -> str:
     cells = [[str(c) for c in row] for row in [headers] + rows]
     widths = [max(len(row[i]) for row in cells) for i in range(len(headers))]
@@ -208,6 +219,13 @@ def text_report(run: records_module.Run, registry: Registry, every: bool = False
         out += ["", f"{name} (a survey: backend x case -> value)",
                 table(["case"] + found["backends"], [[row] + [values.get(b, "-") for b in found["backends"]]
                                                     for row, values in found["rows"].items()])]
+    for device, ops in kernel_coverage(run).items():
+        on_device = sorted(op for op, c in ops.items() if c["device"])
+        fell_back = sorted(op for op, c in ops.items() if c["fallback"] and not c["device"])
+        out += ["", f"kernel coverage on {device}: {len(on_device)} ops ran on the device, {len(fell_back)} only fell back to the CPU",
+                "  on the device: " + (", ".join(f"{op} x{ops[op]['device']}" for op in on_device) or "none")]
+        if fell_back:
+            out.append("  CPU fallback: " + ", ".join(f"{op} x{ops[op]['fallback']}" for op in fell_back))
     differences = promotion_differences(run)
     if differences:
         out += ["", "promotion: result dtypes that differ from NumPy"]
@@ -225,4 +243,5 @@ def json_report(run: records_module.Run, registry: Registry) -> dict:
         "divergences": merge(run.divergences),
         "promotion": promotion_differences(run),
         "surveys": survey_tables(run),
+        "kernel_coverage": kernel_coverage(run),
     }
