@@ -5,6 +5,8 @@
     index.html        what this is, how to read the colours, the divergence matrix
                       (backend and device x family) and the runs it shows
     family-*.html     one family's matrix by operation (the drill-down)
+    versions.html     backends run at several versions (a matrix row each): per family, the
+                      divergences that appeared and those gone from one version to the next
     promotion.html    per backend, dtype x dtype -> result dtype, differences from NumPy marked
     surveys.html      survey tables (observation records) and out-of-bounds indexing behaviour
     devices.html      each device against its reference device; kernel coverage of plug-ins
@@ -13,8 +15,8 @@
     d/*.html          one divergence: minimal example, expected vs actual, reproducer, registry entry
     style.css         the one stylesheet (no network is needed to view any page)
 
-What a cell shows: for each backend (id with config) and device, and each family, the
-latest run that covered that family on that backend and device. Divergences are
+What a cell shows: for each backend (id with config) at each version on each device, and
+each family, the latest run that covered that family there. Divergences are
 aggregated as in ``compat report`` (one per backend, device, reference, family, op, kind
 and signature; counts add up). Lists and pages are capped so that the output stays
 small whatever the store holds; a page says when it is capped. Every string that comes
@@ -33,6 +35,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+
+from packaging.version import InvalidVersion, Version
 
 from compat import dtypes, registry as registry_module, store as store_module
 from compat.records import Run
@@ -71,6 +75,9 @@ CSS = "\n".join([  # written to style.css beside the pages (kept here: an instal
     '.grid th.r{text-align:right}.num{text-align:right}',
     'button{font:inherit;padding:3px 10px;cursor:pointer}',
     '.cap{background:#fff6da;border:1px solid #f0d98a;padding:6px 10px;display:inline-block}',
+    '.ver{display:inline-block;font-weight:600;font-size:12.5px;background:#e3e8f2;color:#1d2330;border-radius:3px;'
+    'padding:0 6px;margin-left:2px}',
+    'td.changed{background:#dde7f8;color:#1a3d7a}td.same{color:#667085}',
 ]) + "\n"
 DEFAULT_REGISTRY = Path(__file__).resolve().parent.parent / "fixtures" / "known-divergences.toml"  # as the plugin's
 
@@ -133,27 +140,43 @@ class Divergence:
     @property
     def page(self) -> str:
         if self._page is None:
-            self._page = f"d/{slug(*self.key)}.html"
+            self._page = f"d/{slug(*self.key, self.version)}.html"
         return self._page
 
 
 @dataclass
 class Row:
-    """A matrix row: a backend (id with config) on a device, against a reference class."""
+    """A matrix row: a backend (id with config) at one version on a device, against a
+    reference class. Each version of a backend is a row of its own, so that a matrix of
+    versions (tox's jax and jax-previous envs, CI jobs) shows them side by side."""
 
     backend_id: str
+    version: str
     device: str | None
     devref: str              # "" for NumPy-like references; "device:<name>" for the device view
     name: str = ""
     config: str = "{}"
-    versions: dict = field(default_factory=dict)   # family -> version in its cell run
 
     @property
     def key(self) -> tuple:
+        return (self.backend_id, self.version, self.device, self.devref)
+
+    @property
+    def group(self) -> tuple:
+        """The row's key without the version: the rows that are versions of one another."""
         return (self.backend_id, self.device, self.devref)
 
     def label(self) -> str:
-        return f"{self.backend_id} on {self.device or 'default device'}" + (f" vs {self.devref[7:]}" if self.devref else "")
+        return f"{self.backend_id} {self.version} on {self.device or 'default device'}" + (
+            f" vs {self.devref[7:]}" if self.devref else "")
+
+
+def version_order(version: str) -> tuple:
+    """Sort key of backend versions: PEP 440 order (0.9.2 before 0.10.2), unparsable ones last."""
+    try:
+        return (0, Version(version))
+    except InvalidVersion:
+        return (1, version)
 
 
 @dataclass
@@ -190,10 +213,10 @@ class Data:
 
     def _load_cells(self) -> None:
         covered = defaultdict(set)  # (row key, family) -> runs
-        for run_id, backend_id, device, reference, family, name, config in self.db.execute(
-                "SELECT DISTINCT run_id, backend_id, device, reference, family, backend_name, backend_config "
-                "FROM records WHERE type IN ('divergence', 'checks')"):
-            key = (backend_id, device, self.devref(reference))
+        for run_id, backend_id, version, device, reference, family, name, config in self.db.execute(
+                "SELECT DISTINCT run_id, backend_id, backend_version, device, reference, family, backend_name, "
+                "backend_config FROM records WHERE type IN ('divergence', 'checks')"):
+            key = (backend_id, version, device, self.devref(reference))
             self.rows.setdefault(key, Row(*key, name=name, config=config))
             covered[(key, family)].add(run_id)
         for (key, family), runs in covered.items():
@@ -204,30 +227,22 @@ class Data:
         wanted = {(cell.run_id, *key, family) for (key, family), cell in self.cells.items()}
         runs = sorted({cell.run_id for cell in self.cells.values()})
         for d in self.divergences(runs):
-            cell_key = (d.run_id, d.backend_id, d.device, self.devref(d.reference), d.family)
-            if cell_key in wanted:
-                self.cells[((d.backend_id, d.device, self.devref(d.reference)), d.family)].divergences.append(d)
-        for run_id, backend_id, device, reference, family, spec, op, n in self.db.execute(
-                f"SELECT r.run_id, r.backend_id, r.device, r.reference, r.family, r.spec, j.key, sum(j.value) "
-                f"FROM records r, json_each(r.cases) j WHERE r.type = 'checks' AND r.run_id IN ({marks(runs)}) "
-                f"GROUP BY r.run_id, r.backend_id, r.device, r.reference, r.family, r.spec, j.key", runs):
-            if (run_id, backend_id, device, self.devref(reference), family) in wanted:
-                cell = self.cells[((backend_id, device, self.devref(reference)), family)]
+            key = (d.backend_id, d.version, d.device, self.devref(d.reference))
+            if (d.run_id, *key, d.family) in wanted:
+                self.cells[(key, d.family)].divergences.append(d)
+        for run_id, backend_id, version, device, reference, family, spec, op, n in self.db.execute(
+                f"SELECT r.run_id, r.backend_id, r.backend_version, r.device, r.reference, r.family, r.spec, j.key, "
+                f"sum(j.value) FROM records r, json_each(r.cases) j WHERE r.type = 'checks' AND r.run_id IN "
+                f"({marks(runs)}) GROUP BY r.run_id, r.backend_id, r.backend_version, r.device, r.reference, r.family, "
+                f"r.spec, j.key", runs):
+            key = (backend_id, version, device, self.devref(reference))
+            if (run_id, *key, family) in wanted:
+                cell = self.cells[(key, family)]
                 cell.cases[op] = cell.cases.get(op, 0) + n
                 cell.specs.add(spec)
                 cell.spec_cases.setdefault(spec, []).append(op)
         for cell in self.cells.values():
             cell.divergences.sort(key=lambda d: (d.status != "new", d.op, d.kind, d.inputs, d.expected, d.actual))
-        for key, family, run_id, version in self._versions():
-            if (key, family) in self.cells and self.cells[(key, family)].run_id == run_id:
-                self.rows[key].versions[family] = version
-
-    def _versions(self):
-        runs = sorted({cell.run_id for cell in self.cells.values()})
-        for run_id, backend_id, device, reference, family, version in self.db.execute(
-                f"SELECT DISTINCT run_id, backend_id, device, reference, family, backend_version FROM records "
-                f"WHERE type IN ('divergence', 'checks') AND run_id IN ({marks(runs)})", runs):
-            yield (backend_id, device, self.devref(reference)), family, run_id, version
 
     def divergences(self, runs: list[str]) -> list[Divergence]:
         """Aggregated divergences of these runs."""
@@ -250,7 +265,15 @@ class Data:
 
     def rows_of(self, device_view: bool) -> list[Row]:
         return sorted((r for r in self.rows.values() if bool(r.devref) == device_view),
-                      key=lambda r: (r.name != "numpy", r.backend_id, r.device or "", r.devref))
+                      key=lambda r: (r.name != "numpy", r.backend_id, r.device or "", r.devref, version_order(r.version)))
+
+    def version_groups(self, device_view: bool = False) -> list[list[Row]]:
+        """Rows that are versions of one backend (with config) on one device, for each such
+        backend run at more than one version; oldest version first."""
+        groups = defaultdict(list)
+        for row in self.rows_of(device_view):
+            groups[row.group].append(row)
+        return [rows for rows in groups.values() if len(rows) > 1]
 
     def families_of(self, rows: list[Row]) -> list[str]:
         keys = {r.key for r in rows}
@@ -263,8 +286,8 @@ def marks(items) -> str:
 
 # -- page scaffolding ----------------------------------------------------------------
 
-NAV = (("index.html", "Matrix"), ("promotion.html", "Promotion"), ("surveys.html", "Surveys"),
-       ("devices.html", "Devices"), ("history.html", "History"))
+NAV = (("index.html", "Matrix"), ("versions.html", "Versions"), ("promotion.html", "Promotion"),
+       ("surveys.html", "Surveys"), ("devices.html", "Devices"), ("history.html", "History"))
 
 COPY_SCRIPT = ("<script>function copyRepro(b){var t=document.getElementById('repro').textContent,"
                "d=function(){b.textContent='Copied'};if(navigator.clipboard)navigator.clipboard.writeText(t).then(d);"
@@ -329,9 +352,9 @@ def cell_html(cell: Cell | None, href: str, op: str | None = None, data: Data | 
 
 
 def row_header(row: Row, data: Data, families: list[str]) -> str:
-    versions = sorted({v for f, v in row.versions.items() if v and f in families})
     config = "" if row.config in ("{}", "") else f" config {row.config}"
-    return (f'<th title="{e(row.backend_id + config)}">{e(row.backend_id)} <small>{e(", ".join(versions))}</small><br>'
+    return (f'<th title="{e(row.backend_id + " " + row.version + config)}">{e(row.backend_id)} '
+            f'<span class=ver>{e(row.version)}</span><br>'
             f'<small>{e(row.device or "default device")}{" vs " + e(row.devref[7:]) if row.devref else ""}</small></th>')
 
 
@@ -369,7 +392,8 @@ LEGEND = ('<p class=legend><span class=new>red: new</span><span class=known>ambe
 def divergence_line(d: Divergence, prefix: str, pages: set[str]) -> list[str]:
     link = f'<a href="{prefix}{d.page}">{e(d.op)}</a>' if d.page in pages else e(d.op)
     status = f'<span class="badge {d.status}">{e(d.status)}</span>'
-    what = f"{e(d.expected)} &rarr; {e(d.actual)}"
+    what = f"{e(d.expected)} &rarr; {e(d.actual)}" + (f" <small>(reference {e(d.reference)})</small>"
+                                                       if d.reference != "numpy" else "")
     return [status, e(d.kind), link, f"<code>{e(d.inputs)}</code>", what, f'<td class=num>{d.count}</td>',
             e(d.known or "")]
 
@@ -467,13 +491,14 @@ class Dashboard:
         self.surveys()
         self.devices()
         self.history()
+        self.versions()
 
     # index and drill-down
 
     def index(self) -> None:
         data = self.data
         rows = data.rows_of(False)
-        runs_shown = sorted({c.run_id for (key, _), c in data.cells.items() if not key[2]}, key=data.order.__getitem__)
+        runs_shown = sorted({c.run_id for (key, _), c in data.cells.items() if not key[3]}, key=data.order.__getitem__)
         body = ["<h1>compat: where array frameworks disagree with NumPy</h1>",
                 '<p class=lead>Each row is an array framework (with its configuration) on a device, each column a '
                 'family of NumPy semantics, and each cell counts the distinct divergences from NumPy that the latest '
@@ -483,6 +508,12 @@ class Dashboard:
                 'divergences, each with a minimal example and a reproducer, or a family name for the same matrix by '
                 'operation.</p>',
                 LEGEND, matrix(data, rows)]
+        groups = data.version_groups()
+        if groups:
+            listed = "; ".join(f"{e(rows_[0].backend_id)} on {e(rows_[0].device or 'default device')}: "
+                               + " &rarr; ".join(f"<span class=ver>{e(r.version)}</span>" for r in rows_) for rows_ in groups)
+            body.append(f'<p>Run at more than one version (a row per version): {listed}. '
+                        f'<a href="versions.html">Versions</a> lists what differs between them.</p>')
         if self.page_cap_hit:
             body.append(f'<p class=cap>{self.total_divergences} distinct divergences: to keep the dashboard small, '
                         f'pages are written for {len(self.pages)} of them (new ones first); the others are listed '
@@ -554,7 +585,7 @@ class Dashboard:
     def divergence_page(self, d: Divergence, record: dict) -> None:
         backend = record["backend"]
         title = f"{d.backend_id} {d.op}({d.inputs}): {d.kind}"
-        cell_row = Row(d.backend_id, d.device, self.data.devref(d.reference))
+        cell_row = Row(d.backend_id, d.version, d.device, self.data.devref(d.reference))
         meaning = ("a divergence the registry does not know: probably a bug of the backend (or of its adapter)"
                    if d.status == "new" else "a known, documented divergence")
         parts = [f"<h1>{e(title)}</h1>",
@@ -642,8 +673,7 @@ class Dashboard:
             for pair, ops in raised.items():
                 grid[pair].append(("raises", f"{row.backend_id} raised where NumPy did not: " + ", ".join(sorted(ops)),
                                    "raises"))
-            versions = ", ".join(sorted({v for v in row.versions.values() if v}))
-            parts.append(f"<h2>{e(row.label())} <small>{e(versions)}</small></h2>")
+            parts.append(f"<h2>{e(row.label())}</h2>")
             checked_ops = sorted({op for spec in cell.specs if EXHAUSTIVE in spec for op in self.spec_ops(cell, spec)})
             if exhaustive:
                 parts.append(f"<p class=muted>From {run_line(data, cell.run_id)}; every pair of dtypes checked for "
@@ -686,13 +716,18 @@ class Dashboard:
         data = self.data
         parts = ["<h1>Survey tables</h1>",
                  "<p class=lead>What each backend does where there is no single right answer or where NumPy raises: "
-                 "one table per survey, a column per backend (latest run that recorded it). Cells that differ from "
-                 "the most common answer of their row are <span class=diff>amber</span>.</p>"]
+                 "one table per survey, a column per backend (latest run that recorded it; a column per version "
+                 "for a backend recorded at several). Cells that differ from the most common answer of their row are "
+                 "<span class=diff>amber</span>.</p>"]
         latest = {}   # (table, row, column) -> (order, value, detail)
-        for run_id, survey, case, value, backend_id, device, detail in data.db.execute(
-                "SELECT run_id, survey, survey_row, survey_value, backend_id, device, json_extract(body, '$.detail') "
-                "FROM records JOIN bodies USING (digest) WHERE type = 'observation'"):
-            column = backend_id + (f" on {device}" if device else "")
+        observed = data.db.execute(
+            "SELECT run_id, survey, survey_row, survey_value, backend_id, backend_version, device, "
+            "json_extract(body, '$.detail') FROM records JOIN bodies USING (digest) WHERE type = 'observation'").fetchall()
+        versions = defaultdict(set)
+        for row in observed:
+            versions[row[4]].add(row[5])
+        for run_id, survey, case, value, backend_id, version, device, detail in observed:
+            column = backend_id + (f" {version}" if len(versions[backend_id]) > 1 else "") + (f" on {device}" if device else "")
             order = data.order.get(run_id, -1)
             key = (survey, case, column)
             if key not in latest or latest[key][0] <= order:
@@ -760,7 +795,8 @@ class Dashboard:
                 link = f'<a href="{d.page}">{e(text)}</a>' if d.page in self.pages else e(text)
                 row.append(f'<td class={"new" if d.status == "new" else "known"} title="{e(call)}">{link}</td>')
             body.append(row)
-        parts.append(table(["index kind (dtype, index)", "NumPy"] + [e(r.backend_id) for r in covering], body))
+        parts.append(table(["index kind (dtype, index)", "NumPy"]
+                           + [f"{e(r.backend_id)} <span class=ver>{e(r.version)}</span>" for r in covering], body))
         parts.append(capped_note(TABLE_CAP, len(ordered), "index kinds"))
         return "\n".join(parts)
 
@@ -832,7 +868,7 @@ class Dashboard:
                  "<h2>Divergences per run</h2>"]
         runs = list(reversed(data.runs))[:HISTORY_RUNS]
         body = []
-        ran = {(r, b) for (b, _), rs in versions.items() for r in rs}
+        ran = {(r, b): v for (b, v), rs in versions.items() for r in rs}  # (run, backend id) -> version
         for run_id in runs:
             run = data.runs[run_id]
             row = [e(when(run["started"])), f"<code>{e(run_id)}</code>"]
@@ -842,14 +878,14 @@ class Dashboard:
                     continue
                 new, known = per_run.get((run_id, backend_id), (0, 0))
                 cls = "new" if new else "known" if known else "clean"
-                row.append(f'<td class="c {cls}">{new} / {known}</td>')
+                row.append(f'<td class="c {cls}">{new} / {known}<small>{e(ran[(run_id, backend_id)])}</small></td>')
             body.append(row)
         parts.append(table(["started", "run"] + [f"{e(b)}<br><small>new / known</small>" for b in backends], body))
         if len(data.runs) > HISTORY_RUNS:
             parts.append(capped_note(HISTORY_RUNS, len(data.runs), "runs"))
         parts.append("<h2>Per backend version</h2>")
         body = []
-        for (backend_id, version), run_ids in sorted(versions.items()):
+        for (backend_id, version), run_ids in sorted(versions.items(), key=lambda kv: (kv[0][0], version_order(kv[0][1]))):
             ordered = sorted(run_ids, key=lambda r: data.order.get(r, -1))
             last = ordered[-1]
             new, known = per_version.get((last, backend_id, version), (0, 0))
@@ -866,14 +902,15 @@ class Dashboard:
         previous_runs = sorted(set(data.previous.values()))
         before = defaultdict(dict)
         for d in data.divergences(previous_runs):
-            before[(d.run_id, (d.backend_id, d.device, data.devref(d.reference)), d.family)][d.key] = d
+            before[(d.run_id, (d.backend_id, d.version, d.device, data.devref(d.reference)), d.family)][d.key] = d
         parts = ["<h2>Since the previous run</h2>",
                  "<p>For each backend, device and family: divergences of the latest run that the run before it did not "
                  "show (<b>new since</b>), and divergences of the run before that the latest run no longer shows for "
                  "an operation it checked (<b>fixed since</b>). Hypothesis specs draw other examples in each run, so "
                  "a divergence that comes and goes may just not have been drawn.</p>"]
         any_change = False
-        ordered = sorted(data.cells.items(), key=lambda kv: (kv[0][0][0], kv[0][0][1] or "", kv[0][0][2], kv[0][1]))
+        ordered = sorted(data.cells.items(), key=lambda kv: (kv[0][0][0], version_order(kv[0][0][1]), kv[0][0][2] or "",
+                                                             kv[0][0][3], kv[0][1]))
         for (key, family), cell in ordered:
             if (key, family) not in data.previous:
                 continue
@@ -900,6 +937,90 @@ class Dashboard:
             parts.append("<p class=muted>No backend and family has changed between its two latest runs "
                          "(or none was run twice).</p>")
         return "\n".join(parts)
+
+    # versions
+
+    def versions(self) -> None:
+        """What differs between the versions of a backend in the store: the latest run of each version."""
+        data = self.data
+        parts = ["<h1>Versions: what changed from one version of a backend to the next</h1>",
+                 "<p class=lead>Each backend (with its configuration) on a device that the store holds at more than "
+                 "one version, as a tox env or CI job per version leaves it: first the latest run of each version, "
+                 "family by family, in the colours of the matrix; then, from each version to the next, the "
+                 "divergences that <b>appeared</b> (the newer version shows them, the older did not) and those "
+                 "<b>gone</b> (the older version showed them, the newer does not), among the operations both "
+                 "checked. Runs of the derandomized <code>ci</code> Hypothesis profile (tox's envs use it) draw the "
+                 "same examples for every version (until a spec's draws depend on the backend's answers), so what "
+                 "differs is mostly the version's doing; in runs of other profiles each run draws other examples, "
+                 "and a divergence seen in few examples may just not have been drawn in the other run (the "
+                 "examples column says how often it was seen).</p>",
+                 LEGEND]
+        groups = data.version_groups(False) + data.version_groups(True)
+        if not groups:
+            parts.append("<p class=muted>No backend was run at more than one version. Run one env or CI job per "
+                         "version (e.g. <code>tox -p -e jax,jax-previous,dashboard</code>) and merge their records "
+                         "into one store.</p>")
+        for rows in groups:
+            first = rows[0]
+            where = (first.device or "default device") + (f" vs {first.devref[7:]}" if first.devref else "")
+            steps = list(zip(rows, rows[1:]))
+            families = sorted({family for (key, family) in data.cells if key in {r.key for r in rows}})
+            diffs = {(a.version, b.version, family): self.version_step(a, b, family) for a, b in steps for family in families}
+            parts.append(f"<h2>{e(first.backend_id)} on {e(where)}: "
+                         + " &rarr; ".join(f"<span class=ver>{e(r.version)}</span>" for r in rows) + "</h2>")
+            head = ["family"] + [f"{e(r.backend_id)} <span class=ver>{e(r.version)}</span>" for r in rows] \
+                + [f"changes <span class=ver>{e(a.version)}</span> &rarr; <span class=ver>{e(b.version)}</span>"
+                   for a, b in steps]
+            body = []
+            for family in families:
+                cells = [f"<th>{e(family)}</th>"]
+                cells += [cell_html(data.cells.get((r.key, family)), list_path(r, family), data=data) for r in rows]
+                for a, b in steps:
+                    diff = diffs[(a.version, b.version, family)]
+                    if diff is None:
+                        cells.append('<td class="c notrun">not run in both</td>')
+                    elif not diff[0] and not diff[1]:
+                        cells.append('<td class="c same">no change</td>')
+                    else:
+                        anchor = slug(*first.group, a.version, b.version, family)
+                        cells.append(f'<td class="c changed"><a href="#{anchor}">{len(diff[0])} appeared<br>'
+                                     f'{len(diff[1])} gone</a></td>')
+                body.append(cells)
+            parts.append(table(head, body, "matrix"))
+            for a, b in steps:
+                for family in families:
+                    diff = diffs[(a.version, b.version, family)]
+                    if not diff or not (diff[0] or diff[1]):
+                        continue
+                    appeared, gone, only_one = diff
+                    anchor = slug(*first.group, a.version, b.version, family)
+                    parts.append(f'<h3 id="{anchor}">{e(family)}: <span class=ver>{e(a.version)}</span> &rarr; '
+                                 f'<span class=ver>{e(b.version)}</span></h3>'
+                                 f"<p class=muted>{e(a.version)}: {run_line(data, data.cells[(a.key, family)].run_id)}<br>"
+                                 f"{e(b.version)}: {run_line(data, data.cells[(b.key, family)].run_id)}"
+                                 + (f"<br>{only_one} operation(s) checked by only one of them are left out" if only_one else "")
+                                 + "</p>")
+                    for label, items in ((f"appeared in {b.version}", appeared), (f"gone in {b.version}", gone)):
+                        if items:
+                            items = sorted(items, key=lambda d: (d.status != "new", d.op, d.inputs))
+                            lines = [divergence_line(d, "", self.pages) for d in items[:CHANGES_CAP]]
+                            parts.append(f"<details{' open' if len(items) <= 10 else ''}><summary><b>{e(label)}</b> "
+                                         f"({len(items)})</summary>" + table(LIST_HEADERS, lines)
+                                         + capped_note(CHANGES_CAP, len(items), "entries") + "</details>")
+        self.site.page("versions.html", "Versions", "\n".join(parts), here="versions.html")
+
+    def version_step(self, older: Row, newer: Row, family: str) -> tuple[list, list, int] | None:
+        """(appeared, gone, operations checked by only one) from one version's latest run of
+        a family to the next's; None if either did not run it."""
+        a, b = self.data.cells.get((older.key, family)), self.data.cells.get((newer.key, family))
+        if a is None or b is None:
+            return None
+        before, after = {d.key: d for d in a.divergences}, {d.key: d for d in b.divergences}
+        both = (set(a.cases) | {d.op for d in a.divergences}) & (set(b.cases) | {d.op for d in b.divergences})
+        appeared = [d for k, d in after.items() if k not in before and d.op in both]
+        gone = [d for k, d in before.items() if k not in after and d.op in both]
+        only_one = len((set(a.cases) | set(b.cases)) - both)
+        return appeared, gone, only_one
 
 
 def invalid_spec(spec: str) -> bool:

@@ -30,8 +30,9 @@ READONLY = "readonly:"
 REDIS_SCHEMES = ("redis", "rediss", "unix")
 CONNECT_TIMEOUT = 5  # seconds to reach a Redis server before giving up with an error
 HELP = ("where Hypothesis keeps failing examples: a directory, redis://HOST:PORT/DB, 'local' "
-        "(.hypothesis/examples, the default), 'none', 'readonly:' before any of them, or several joined by commas "
-        f"(replay from all, save to each writable one); default: ${ENVIRONMENT}")
+        "(.hypothesis/examples), 'none', 'readonly:' before any of them, or several joined by commas (replay from "
+        f"all, save to each writable one); default: ${ENVIRONMENT}, else the Hypothesis profile's own "
+        "(.hypothesis/examples; none in the ci profile)")
 
 
 class ExamplesError(ValueError):

@@ -97,7 +97,8 @@ class CompatSession:
         self._writer.write(record)
 
     def describe_run(self) -> dict:
-        profile = settings._current_profile  # noqa: SLF001 - Hypothesis keeps no public getter
+        # the option first: Hypothesis's own plugin may load the profile after this runs
+        profile = self.config.getoption("hypothesis_profile", None) or settings.get_current_profile_name()
         return {
             "run_id": self.run_id,
             "started": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),

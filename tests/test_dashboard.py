@@ -192,7 +192,7 @@ def test_promotion_table_shows_the_backends_dtype_where_it_differs(site, loaded)
     sections = (site / "promotion.html").read_text().split("<h2>")[1:]
     grids = {}
     for section in sections:
-        backend = html.unescape(section.split(" on default device")[0])
+        backend = html.unescape(section.split(" on default device")[0]).split()[0]  # "torch 2.13.0+cpu"
         (site / "section.tmp").write_text(section)
         tables = [t for t in Page(site / "section.tmp").tables if t[0][0]["text"].startswith("A")]
         if tables:
@@ -261,13 +261,14 @@ def test_history_lists_what_is_new_and_fixed_since_the_previous_run(site, loaded
 
     text = Page(site / "history.html").all_text()
     compared = 0
+    versions = {d["backend"]["id"]: d["backend"]["version"] for d in latest.divergences}
     for backend, family in sorted({(d["backend"]["id"], d["family"]) for d in latest.divergences}):
         if not any((r["backend"]["id"], r["family"]) == (backend, family) for r in previous.checks):
             continue
         now, before = keys(latest, backend, family), keys(previous, backend, family)
         checked = {op for r in latest.checks if (r["backend"]["id"], r["family"]) == (backend, family) for op in r["cases"]}
         new, fixed = len(now - before), len({k for k in before - now if k[0] in checked})
-        section = text.split(f"{backend} on default device · {family}")
+        section = text.split(f"{backend} {versions[backend]} on default device · {family}")
         if new or fixed:
             assert len(section) == 2, (backend, family)
             body = section[1].split(" on default device · ")[0]
@@ -297,6 +298,103 @@ def test_device_divergences_have_their_own_matrix(tmp_path, loaded):
     assert "apu:0" in header and "cpu" in header
     # and it stays out of the NumPy matrix
     assert "apu:0" not in (tmp_path / "site" / "index.html").read_text()
+
+
+# -- versions --------------------------------------------------------------------------
+
+PREVIOUS = "0.9.2"
+
+
+def with_a_previous_jax(results: Path) -> dict:
+    """A copy of the latest fixture run's jax[x64] records at another JAX version, as tox's
+    jax-previous env leaves one (a run of its own, started later): one promotion divergence
+    of the fixture is missing there, one that the fixture lacks is added, and one survey
+    answer differs. What was changed, for the assertions."""
+    source = max((p.parent for p in FIXTURE.rglob("run.json")), key=lambda p: p.name)
+    run_id = "20261122T030000Z-0a0b0c"
+    target = results / run_id
+    target.mkdir(parents=True)
+    meta = json.loads((source / "run.json").read_text())
+    meta.update(run_id=run_id, started="2026-11-22T03:00:00+00:00",
+                backends=[{**b, "version": PREVIOUS} for b in meta["backends"] if b["id"] == "jax[x64]"])
+    (target / "run.json").write_text(json.dumps(meta))
+    mine = [json.loads(line) for path in sorted(source.glob("records-*.jsonl")) for line in path.read_text().splitlines()
+            if line.strip() and json.loads(line)["backend"]["id"] == "jax[x64]"]
+    for record in mine:
+        record.update(run_id=run_id, backend={**record["backend"], "version": PREVIOUS})
+    promotion = sorted((r for r in mine if r["record"] == "divergence" and r["family"] == "promotion"),
+                       key=lambda r: (r["op"], r["signature"]["inputs"]))
+    dropped = promotion[0]["signature"]
+    mine = [r for r in mine if r.get("signature") != dropped or r["family"] != "promotion"]
+    added = {**promotion[1], "signature": {**promotion[1]["signature"], "inputs": "float16,float16"}}
+    mine.append(added)
+    survey = next(r for r in mine if r["record"] == "observation")
+    survey["value"] = "previous answer"
+    (target / "records-gw0.jsonl").write_text("".join(json.dumps(r, sort_keys=True) + "\n" for r in mine))
+    return {"run_id": run_id, "latest": source.name, "dropped": dropped["inputs"], "added": added["signature"]["inputs"],
+            "survey": (survey["row"], survey["value"])}
+
+
+def header_text(cell: dict) -> str:
+    return " ".join(cell["text"].split())
+
+
+def test_each_version_of_a_backend_is_a_row_and_the_versions_page_says_what_changed(tmp_path):
+    changed = with_a_previous_jax(tmp_path / "results")
+    store.ingest(tmp_path / "s.sqlite", [FIXTURE, tmp_path / "results"])
+    dashboard.render(tmp_path / "s.sqlite", tmp_path / "site")
+    site = tmp_path / "site"
+
+    # the matrix: a row per version, each from its own run, the older version first
+    index = Page(site / "index.html")
+    head, *rows = index.tables[0]
+    columns = [c["text"].strip() for c in head]
+    by_row = {header_text(row[0]): dict(zip(columns[1:], row[1:])) for row in rows}
+    jax_rows = [h for h in by_row if h.startswith("jax[x64]")]
+    assert [h.replace("default device", "") for h in jax_rows] == [f"jax[x64] {PREVIOUS}", "jax[x64] 0.10.2"], list(by_row)
+    assert changed["run_id"] in by_row[jax_rows[0]]["promotion"]["title"]
+    assert changed["latest"] in by_row[jax_rows[1]]["promotion"]["title"]
+    assert "versions.html" in index.links and f"{PREVIOUS} → 0.10.2" in " ".join(index.all_text().split())
+
+    # the versions page: per family, what appeared and what is gone from one version to the next
+    page = Page(site / "versions.html")
+    text = " ".join(page.all_text().split())
+    assert f"jax[x64] on default device: {PREVIOUS} → 0.10.2" in text
+    summary = {row[0]["text"]: [header_text(c) for c in row[1:]] for row in page.tables[0][1:]}
+    assert summary["promotion"][-1].replace(" ", "") == "1appeared1gone", summary
+    assert summary["indexing"][-1] == "no change", summary
+    appeared, gone = (t for t in page.tables[1:] if t[0][0]["text"] == "status")
+    assert [row[3]["text"] for row in appeared[1:]] == [changed["dropped"]]
+    assert [row[3]["text"] for row in gone[1:]] == [changed["added"]]
+    assert "appeared in 0.10.2 (1)" in text and "gone in 0.10.2 (1)" in text
+    for link in page.links:  # anchors on the page, list pages, divergence pages
+        assert link.startswith("#") or (site / link.split("#")[0]).is_file(), link
+
+    # a divergence that both versions show has a page per version
+    titles = defaultdict(set)
+    for path in (site / "d").glob("*.html"):
+        facts = Page(path)
+        backend = next((row[1]["text"] for row in facts.tables[0] if row[0]["text"] == "backend"), "")
+        if backend.startswith("jax[x64]"):
+            titles[facts.all_text().split("\n")[0]].add(backend.split()[1])
+    assert any(versions == {PREVIOUS, "0.10.2"} for versions in titles.values()), titles
+
+    # surveys: a column per version; history: each run's cell names its version
+    surveys = Page(site / "surveys.html")
+    header = [c["text"] for c in surveys.tables[0][0]]
+    assert f"jax[x64] {PREVIOUS}" in header and "jax[x64] 0.10.2" in header, header
+    row = next(r for r in surveys.tables[0][1:] if r[0]["text"] == changed["survey"][0])
+    assert row[header.index(f"jax[x64] {PREVIOUS}")]["text"] == changed["survey"][1]
+    history = Page(site / "history.html")
+    first = history.tables[0][1]  # the latest run: the previous JAX's
+    assert changed["run_id"] in first[1]["text"]
+    assert any(cell["text"].endswith(PREVIOUS) for cell in first[2:]), first
+
+
+def test_a_store_of_one_version_per_backend_says_so_on_the_versions_page(site):
+    text = " ".join(Page(site / "versions.html").all_text().split())
+    assert "No backend was run at more than one version" in text
+    assert "Run at more than one version" not in Page(site / "index.html").all_text()
 
 
 # -- the reproducer on a page runs -----------------------------------------------------
@@ -382,7 +480,7 @@ def test_in_a_browser_cells_lead_to_divergences_and_record_scripts_do_not_run(si
             assert page.evaluate("navigator.clipboard.readText()") == page.evaluate(
                 "document.getElementById('repro').textContent")
             page.screenshot(path=str(tmp_path / "dashboard-divergence.png"), full_page=True)
-            for name in ("promotion.html", "surveys.html", "devices.html", "history.html"):
+            for name in ("versions.html", "promotion.html", "surveys.html", "devices.html", "history.html"):
                 page.goto((site / name).as_uri())
                 assert page.locator("h1").is_visible()
                 assert page.evaluate("typeof window.__xss") == "undefined"
