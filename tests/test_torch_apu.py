@@ -364,9 +364,12 @@ print(hasattr(torch, "apu") and torch.ones(2, device="apu").device)
 """
 
 
+DONE = "all checks ran"  # the child's last line: its assertions did not stop short
+
+
 def child(code: str, tmp: Path, prelude: bool = True, **env: str) -> subprocess.CompletedProcess:
     env = {"COMPAT_APU_DEVICES": "1", "COMPAT_APU_FAULT": "", "COMPAT_APU_SEED": "0", **env}
-    script = (PRELUDE if prelude else "") + textwrap.dedent(code)
+    script = (PRELUDE if prelude else "") + textwrap.dedent(code) + f"\nprint({DONE!r})\n"
     return run(["-c", script], tmp, **env)
 
 
@@ -410,29 +413,34 @@ def passes(process: subprocess.CompletedProcess) -> str:
     return process.stdout
 
 
+def ran_to_the_end(process: subprocess.CompletedProcess) -> bool:
+    """The child's script (its own asserts) exited 0 after its last check."""
+    return passes(process).rstrip().endswith(DONE)
+
+
 def test_basics_printing_and_autograd(jobs):
-    passes(jobs["basics"])
+    assert ran_to_the_end(jobs["basics"]), output(jobs["basics"])
 
 
 def test_two_devices(jobs):
-    passes(jobs["two-devices"])
+    assert ran_to_the_end(jobs["two-devices"]), output(jobs["two-devices"])
 
 
 def test_mixed_devices_raise_like_cuda(jobs):
-    passes(jobs["mixed"])
+    assert ran_to_the_end(jobs["mixed"]), output(jobs["mixed"])
 
 
 def test_every_dtype_equals_cpu_bit_for_bit(jobs):
-    passes(jobs["dtypes"])
+    assert ran_to_the_end(jobs["dtypes"]), output(jobs["dtypes"])
 
 
 def test_counters_native_and_fallback(jobs):
-    passes(jobs["counters"])
+    assert ran_to_the_end(jobs["counters"]), output(jobs["counters"])
 
 
 @pytest.mark.parametrize("fault", sorted(FAULT_CASES))
 def test_fault_visible_then_gone(jobs, fault):
-    report = json.loads(passes(jobs["faults"]).splitlines()[-1])
+    report = json.loads(passes(jobs["faults"]).splitlines()[-2])  # the last line is DONE
     assert report[fault] == {"before": [], "on": sorted(FAULT_CASES[fault][0]), "exact": "ok", "after": []}
 
 
@@ -441,22 +449,22 @@ def test_every_fault_is_tested():
 
 
 def test_env_fault_and_seed_read_at_load(jobs):
-    passes(jobs["env-fault"])
+    assert ran_to_the_end(jobs["env-fault"]), output(jobs["env-fault"])
 
 
 def test_bad_env_is_a_value_error(jobs):
-    passes(jobs["bad-env"])
+    assert ran_to_the_end(jobs["bad-env"]), output(jobs["bad-env"])
 
 
 def test_build_is_cached_across_processes(jobs, library):
     before = library.stat().st_mtime_ns
-    passes(jobs["build-cached"])
+    assert ran_to_the_end(jobs["build-cached"]), output(jobs["build-cached"])
     assert library.stat().st_mtime_ns == before
 
 
 def test_autoload_entry_point(jobs):
-    assert passes(jobs["autoload"]).strip() == "apu:0"
-    assert passes(jobs["autoload-unbuilt"]).strip() == "False"  # never compiles at import
+    assert passes(jobs["autoload"]).split() == ["apu:0", *DONE.split()]
+    assert passes(jobs["autoload-unbuilt"]).split() == ["False", *DONE.split()]  # never compiles at import
 
 
 def test_build_force_and_compile_errors(tmp_path, monkeypatch):
