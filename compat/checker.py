@@ -281,17 +281,25 @@ class Checker:
 
 def gradient_tolerance(fd: FiniteDifferences, transform: str, program: Program, args: tuple) -> Outcome:
     """The finite-difference result, each part with its tolerance: the
-    estimated finite-difference error (x8), the gradient's own sensitivity to
+    estimated finite-difference error and the bound of its rounding inside
+    the program (x8), the gradient's own sensitivity to
     perturbing the inputs by a few units of their dtype's rounding (x4: a
     measure of conditioning; rounding inside the program acts like such a
     perturbation), and a floor of 64 eps of the dtype times max(1, |element|)
     plus a tenth of the largest element (the oracle's max(1, |e|) rule: an
     absolute floor for gradients that cancel to nearly nothing)."""
     errors: list[np.ndarray] = []
-    f = program.bind(fd)
+    largest = 0.0
+
+    def observe(value) -> None:
+        nonlocal largest
+        largest = max(largest, float(np.max(np.abs(value), initial=0.0)))
+
+    f = program.bind(fd, observe=observe)
     expected = fd.run(transform, (f, *args), {"errors": errors})
     if expected.raised:
         return expected
+    rounding = fd.rounding_error(transform, largest, program.nodes())
     rng = np.random.default_rng(0)
     nudged = tuple(a * (1 + 8 * dtypes.eps(a.dtype.name) * rng.choice([-1.0, 1.0], a.shape)) for a in args)
     moved = fd.run(transform, (f, *nudged))
@@ -301,7 +309,7 @@ def gradient_tolerance(fd: FiniteDifferences, transform: str, program: Program, 
         g = part.values.astype(np.float64)
         sensitivity = np.abs(other.values.astype(np.float64) - g) if not other.raised else 0.0
         scale = np.maximum(1.0, np.abs(g)) + 0.1 * (np.abs(g).max() if g.size else 0.0)
-        part.tolerance = 8 * error + 4 * sensitivity + 64 * dtypes.eps(part.dtype) * scale
+        part.tolerance = 8 * (error + rounding) + 4 * sensitivity + 64 * dtypes.eps(part.dtype) * scale
     return expected
 
 

@@ -1,12 +1,21 @@
 """The reference for gradients: the derivative itself, by finite differences.
 
 NumPy has no autodiff, so ``numpy-fd`` computes each transform numerically:
-central differences in float64 at steps h and 2h, combined by Richardson
-extrapolation (error O(h^4)); ``|d(h) - d(2h)|`` plus the rounding of f over h
-estimates the error left,
-and the gradient spec widens its tolerance by it. Results come back in the
-input's dtype (a gradient has its input's dtype). The transforms are source
-text, like every adapter's ops, so reproducers show exactly this code.
+central differences at steps h, 2h and 4h; Richardson extrapolation of the
+pairs (h, 2h) and (2h, 4h) gives two estimates with error O(h^4), the first is
+the result, and their difference plus the rounding of f over h estimates the
+error left. The gradient spec widens its tolerance by that estimate.
+
+The program runs in NumPy's extended precision (``np.longdouble``, 64-bit
+mantissa on x86): a difference quotient magnifies the rounding of every
+intermediate value by 1/h, and an intermediate can be far larger than f
+itself (``(x0 + x1) - x1``). That rounding does not show in f's values, so
+``rounding_error`` bounds it from the largest intermediate value, and the
+gradient spec adds the bound to its tolerance.
+
+Results come back in the input's dtype (a gradient has its input's dtype).
+The transforms are source text, like every adapter's ops, so reproducers show
+exactly this code.
 """
 
 from __future__ import annotations
@@ -15,27 +24,32 @@ import numpy as np
 
 from compat.adapters.numpy import NumpyAdapter
 
-DERIVATIVE = '''def derivative(g, x, errors=None):
-    """d g(x) / d x, shape g(x).shape + x.shape: central differences in float64, Richardson-extrapolated."""
-    x = np.asarray(x, dtype=np.float64)
+STEP = 1e-4  # relative step; the smallest step is STEP itself
+
+DERIVATIVE = f'''def derivative(g, x, errors=None):
+    """d g(x) / d x, shape g(x).shape + x.shape: central differences in extended precision, Richardson-extrapolated."""
+    x = np.asarray(x, dtype=np.longdouble)
+    eps = np.finfo(np.longdouble).eps
     out_shape = np.shape(g(x))
     columns, spread = [], []
     for i in np.ndindex(x.shape):
-        h = 1e-4 * max(1.0, abs(x[i]))
+        h = {STEP} * max(1.0, abs(x[i]))
         def at(t):
             y = x.copy()
             y[i] += t
-            return np.asarray(g(y), dtype=np.float64)
+            return np.asarray(g(y), dtype=np.longdouble)
         ahead, behind = at(h), at(-h)
         d1 = (ahead - behind) / (2 * h)
         d2 = (at(2 * h) - at(-2 * h)) / (4 * h)
-        columns.append((4 * d1 - d2) / 3)
-        # truncation (the two steps disagree) plus float64 rounding of f, magnified by 1/h
-        spread.append(np.abs(d1 - d2) + 1e-15 * (np.abs(ahead) + np.abs(behind)) / h)
+        d4 = (at(4 * h) - at(-4 * h)) / (8 * h)
+        r1, r2 = (4 * d1 - d2) / 3, (4 * d2 - d4) / 3
+        columns.append(r1)
+        # truncation (the two extrapolations disagree) plus rounding of f, magnified by 1/h
+        spread.append(np.abs(r1 - r2) + 8 * eps * (np.abs(ahead) + np.abs(behind)) / h)
     def stacked(parts):
         return np.stack(parts, axis=-1).reshape(out_shape + x.shape) if parts else np.zeros(out_shape + x.shape)
     if errors is not None:
-        errors.append(stacked(spread))
+        errors.append(stacked(spread).astype(np.float64))
     return stacked(columns)
 '''
 
@@ -68,10 +82,10 @@ class FiniteDifferences(NumpyAdapter):
 '''),
         "hvp": transform("hvp", '''(f, x, v, errors=None):
     """Hessian times v: the derivative of the gradient along v."""
-    x64, v64 = np.asarray(x, np.float64), np.asarray(v, np.float64)
+    x_, v_ = np.asarray(x, np.longdouble), np.asarray(v, np.longdouble)
     inner = []
     def gradient_along(t):
-        return derivative(f, x64 + t * v64, inner)
+        return derivative(f, x_ + t * v_, inner)
     outer = []
     hv = derivative(gradient_along, np.zeros(()), outer)
     if errors is not None:  # the inner gradients' error, magnified by the outer step (1e-4)
@@ -79,6 +93,14 @@ class FiniteDifferences(NumpyAdapter):
     return hv.astype(x.dtype)
 '''),
     }
+
+    @staticmethod
+    def rounding_error(transform: str, largest: float, operations: int) -> float:
+        """A bound of the error that rounding inside f (each of its ``operations``,
+        on values up to ``largest``) leaves in a ``transform``, after the
+        difference quotients magnify it by 1/h (twice for hvp)."""
+        steps = 2 if transform == "hvp" else 1
+        return 2 * operations * float(np.finfo(np.longdouble).eps) * largest / STEP**steps
 
     def version(self) -> str:
         return np.__version__

@@ -42,8 +42,9 @@ class Program:
     inputs: tuple[np.ndarray, ...]
     constants: tuple[np.ndarray, ...] = field(default=())
 
-    def bind(self, adapter: Adapter, device: str | None = None):
-        """The program as a function of backend arrays, built from the adapter's ops."""
+    def bind(self, adapter: Adapter, device: str | None = None, observe=None):
+        """The program as a function of backend arrays, built from the adapter's ops;
+        ``observe`` (if given) sees the value of every operation."""
         constants: list = []  # converted at the first call, inside the adapter's config (JAX x64)
         functions = {op: adapter.function(op) for op in self.root.ops() if op != "getitem"}
 
@@ -54,8 +55,12 @@ class Program:
                 return constants[node.slot]
             args = [evaluate(a, xs) for a in node.args]
             if node.op == "getitem":
-                return operator.getitem(args[0], node.index)
-            return functions[node.op](*args, *node.params, **dict(node.kwargs))
+                value = operator.getitem(args[0], node.index)
+            else:
+                value = functions[node.op](*args, *node.params, **dict(node.kwargs))
+            if observe is not None:
+                observe(value)
+            return value
 
         def f(*xs):
             if len(constants) < len(self.constants):
