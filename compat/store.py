@@ -30,6 +30,7 @@ import json
 import os
 import re
 import sqlite3
+import time
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -125,6 +126,46 @@ def started_from_run_id(run_id: str) -> str | None:
 
 # -- opening -------------------------------------------------------------------------
 
+def schema_of(connection: sqlite3.Connection) -> tuple[int, set[str]]:
+    version = connection.execute("PRAGMA user_version").fetchone()[0]
+    return version, {row[0] for row in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+
+
+def check_schema(connection: sqlite3.Connection, path: Path, version: int, tables: set[str]) -> None:
+    if version == SCHEMA_VERSION:
+        return
+    if tables or version:
+        raise StoreError(f"cannot use store {path}: not a compat store (an SQLite file with other tables)"
+                         if version == 0 else f"cannot use store {path}: store format {version}, this compat reads {SCHEMA_VERSION}")
+    raise StoreError(f"cannot use store {path}: empty, nothing was merged into it")
+
+
+def create_schema(connection: sqlite3.Connection, path: Path) -> None:
+    """Create the tables unless they exist, holding the write lock from the first
+    look to the last statement: processes that open a new store at once create it once."""
+    with transaction(connection):
+        version, tables = schema_of(connection)
+        if version == 0 and not tables:
+            for statement in filter(str.strip, SCHEMA.split(";")):
+                connection.execute(statement)
+            connection.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            return
+        check_schema(connection, path, version, tables)
+
+
+def while_locked(attempt):
+    """Retry ``attempt`` while SQLite says the database is locked, up to the busy
+    timeout: switching to WAL (and a lock upgrade) fails at once, without waiting."""
+    deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
+    while True:
+        try:
+            return attempt()
+        except sqlite3.OperationalError as error:
+            if "locked" not in str(error) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.01)
+
+
 def connect(path: Path | str, create: bool = True) -> sqlite3.Connection:
     """Open (and with ``create``, create) a compat store; StoreError if it is not one."""
     path = Path(path)
@@ -146,21 +187,12 @@ def connect(path: Path | str, create: bool = True) -> sqlite3.Connection:
     try:
         connection.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         connection.execute("PRAGMA synchronous = NORMAL")  # with WAL: a crash loses at most the last commits, never corrupts
-        version = connection.execute("PRAGMA user_version").fetchone()[0]
-        tables = {row[0] for row in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-        if version != SCHEMA_VERSION and (tables or version):
-            raise StoreError(f"cannot use store {path}: not a compat store (an SQLite file with other tables)"
-                             if version == 0 else f"cannot use store {path}: store format {version}, this compat reads {SCHEMA_VERSION}")
-        if version != SCHEMA_VERSION:
-            if not create:
-                raise StoreError(f"cannot use store {path}: empty, nothing was merged into it")
-            connection.execute("PRAGMA journal_mode = WAL")  # kept in the file: readers and writers at once
-            try:  # a second process creating the store at the same time waits, then finds it made
-                connection.executescript(f"BEGIN IMMEDIATE; {SCHEMA} PRAGMA user_version = {SCHEMA_VERSION}; COMMIT;")
-            except BaseException:
-                if connection.in_transaction:
-                    connection.execute("ROLLBACK")
-                raise
+        if create:
+            while_locked(lambda: create_schema(connection, path))
+            if connection.execute("PRAGMA journal_mode").fetchone()[0] != "wal":  # kept in the file: readers and writers at once
+                while_locked(lambda: connection.execute("PRAGMA journal_mode = WAL"))
+        else:
+            check_schema(connection, path, *schema_of(connection))
     except sqlite3.Error as error:
         connection.close()
         raise StoreError(f"cannot use store {path}: {error}") from None

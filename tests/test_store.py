@@ -305,3 +305,32 @@ def test_merge_and_dashboard_error_paths_are_one_line_with_exit_2(tmp_path):
         assert line.startswith(f"compat {args[0]}: "), (name, line)
     assert corrupt.read_bytes().startswith(b"this is not")  # left alone
     assert not (tmp_path / "x.sqlite").exists()  # bad input: nothing created
+
+
+OPENER = """
+import sys, time
+from pathlib import Path
+from compat import store
+
+db, go = Path(sys.argv[1]), Path(sys.argv[2])
+deadline = time.time() + 60
+while not go.exists() and time.time() < deadline:
+    time.sleep(0.0005)
+store.connect(db).close()
+"""
+
+
+def test_processes_creating_one_new_store_at_once_all_succeed(tmp_path):
+    # Creating the schema and switching to WAL race; before the write lock covered
+    # both, one of three openers failed with "database is locked" about every eighth time.
+    for attempt in range(8):
+        db, go = tmp_path / f"store-{attempt}.sqlite", tmp_path / f"go-{attempt}"
+        processes = [subprocess.Popen([sys.executable, "-c", OPENER, str(db), str(go)], cwd=REPO,
+                                      env=subprocess_env(tmp_path), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                      text=True) for _ in range(3)]
+        time.sleep(0.3)
+        go.touch()
+        for p in processes:
+            out, err = p.communicate(timeout=120)
+            assert p.returncode == 0, err
+        assert store.counts(db)["runs"] == 0
