@@ -73,7 +73,7 @@ class Checker:
 
     def __init__(self, backend: Adapter, reference: Adapter, family: str, spec: str,
                  registry: Registry, device: str | None = None, gradient_reference: Adapter | None = None,
-                 reference_device: str | None = None):
+                 reference_device: str | None = None, share: float = 1.0, seed: int = 0):
         self.backend = backend
         self.reference = reference
         # a device under test is also compared with the backend on its reference device
@@ -81,6 +81,7 @@ class Checker:
         self.gradient_reference = gradient_reference if gradient_reference is not backend else None
         self.finite_differences = FiniteDifferences()
         self.family = family
+        self.share, self.seed = share, seed  # of exhaustive tables: see sample()
         self.spec = spec
         self.registry = registry
         self.device = device
@@ -90,6 +91,14 @@ class Checker:
         self.seen: Counter[tuple] = Counter()  # mismatch key -> examples that showed it
         self.kept: dict[tuple, Found] = {}  # mismatch key -> smallest example
         self.first_seen: dict[tuple, int] = {}  # mismatch key -> cases checked when it first showed
+
+    def sample(self, table) -> list:
+        """The rows of an exhaustive table this param checks: all of them, or
+        with a share below 1 (device params) every k-th row, k = 1/share, from
+        an offset the seed picks, so that other seeds check the other rows."""
+        rows = list(table)
+        step = max(1, round(1 / self.share))
+        return rows[self.seed % step::step]
 
     @property
     def reference_name(self) -> str:
@@ -282,10 +291,9 @@ class Checker:
 def gradient_tolerance(fd: FiniteDifferences, transform: str, program: Program, args: tuple) -> Outcome:
     """The finite-difference result, each part with its tolerance: the
     estimated finite-difference error and the bound of its rounding inside
-    the program (x8), the gradient's own sensitivity to
-    perturbing the inputs by a few units of their dtype's rounding (x4: a
-    measure of conditioning; rounding inside the program acts like such a
-    perturbation), and a floor of 64 eps of the dtype times max(1, |element|)
+    the program (x8), how far the derivative moves when the inputs and every
+    local derivative inside the program are off by a few units of the dtype's
+    rounding (x4: the backend's own rounding, cancellation included), and a floor of 64 eps of the dtype times max(1, |element|)
     plus a tenth of the largest element (the oracle's max(1, |e|) rule: an
     absolute floor for gradients that cancel to nearly nothing)."""
     errors: list[np.ndarray] = []
@@ -301,8 +309,9 @@ def gradient_tolerance(fd: FiniteDifferences, transform: str, program: Program, 
         return expected
     rounding = fd.rounding_error(transform, largest, program.nodes())
     rng = np.random.default_rng(0)
-    nudged = tuple(a * (1 + 8 * dtypes.eps(a.dtype.name) * rng.choice([-1.0, 1.0], a.shape)) for a in args)
-    moved = fd.run(transform, (f, *nudged))
+    eps = max(dtypes.eps(a.dtype.name) for a in args)
+    nudged = tuple(a * (1 + 8 * eps * rng.choice([-1.0, 1.0], a.shape)) for a in args)
+    moved = fd.run(transform, (program.bind(fd, operand=rounded_derivatives(8 * eps, rng)), *nudged))
     parts = expected.parts if expected.parts is not None else [expected]
     moved_parts = moved.parts if moved.parts is not None else [moved]
     for part, error, other in zip(parts, errors, moved_parts):
@@ -311,6 +320,27 @@ def gradient_tolerance(fd: FiniteDifferences, transform: str, program: Program, 
         scale = np.maximum(1.0, np.abs(g)) + 0.1 * (np.abs(g).max() if g.size else 0.0)
         part.tolerance = 8 * (error + rounding) + 4 * sensitivity + 64 * dtypes.eps(part.dtype) * scale
     return expected
+
+
+def rounded_derivatives(delta: float, rng: np.random.Generator):
+    """An ``operand`` hook for Program.bind: each float operand of each operation
+    becomes a0 + (a - a0)(1 ± delta), a0 its value at the first call. Values stay
+    as they were at the point of differentiation, but every local derivative is
+    off by a relative ``delta``, as the backend's rounding makes it: in ``x / x``
+    the two partials, rounded apart, no longer cancel."""
+    base: dict = {}
+    signs: dict = {}
+
+    def operand(key, value):
+        if not (isinstance(value, np.ndarray) and value.dtype.kind in "fc"):
+            return value
+        if key not in base:
+            base[key], signs[key] = value, rng.choice([-1.0, 1.0])
+        if np.shape(base[key]) != np.shape(value):
+            return value
+        return base[key] + (value - base[key]) * (1 + signs[key] * delta)
+
+    return operand
 
 
 def dtype_explains_values(mismatches: list) -> list:

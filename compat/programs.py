@@ -42,9 +42,11 @@ class Program:
     inputs: tuple[np.ndarray, ...]
     constants: tuple[np.ndarray, ...] = field(default=())
 
-    def bind(self, adapter: Adapter, device: str | None = None, observe=None):
+    def bind(self, adapter: Adapter, device: str | None = None, observe=None, operand=None):
         """The program as a function of backend arrays, built from the adapter's ops;
-        ``observe`` (if given) sees the value of every operation."""
+        ``observe`` (if given) sees the value of every operation, and
+        ``operand(key, value)`` (if given) replaces each operand of each operation
+        (key: which operation, which operand)."""
         constants: list = []  # converted at the first call, inside the adapter's config (JAX x64)
         functions = {op: adapter.function(op) for op in self.root.ops() if op != "getitem"}
 
@@ -54,6 +56,8 @@ class Program:
             if node.op == "const":
                 return constants[node.slot]
             args = [evaluate(a, xs) for a in node.args]
+            if operand is not None:
+                args = [operand((id(node), i), a) for i, a in enumerate(args)]
             if node.op == "getitem":
                 value = operator.getitem(args[0], node.index)
             else:
