@@ -9,6 +9,7 @@ known ones make it xfail, and report mode fails nothing.
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import json
 import os
@@ -29,6 +30,7 @@ from compat.records import RecordWriter, ResultsError, check_writable
 
 DEFAULT_REGISTRY = Path(__file__).resolve().parent.parent / "fixtures" / "known-divergences.toml"
 DEFAULT_RESULTS = "compat-results"
+DEVICE_EXAMPLES = 0.25  # default share of examples for device params (--device-examples)
 
 # The xp fixture deliberately spans all examples of a test; framework calls are
 # slow the first time; the explain phase costs many calls per divergence.
@@ -59,6 +61,10 @@ def pytest_addoption(parser):
                          "plug-in devices of the selected backends, built on first use; 'none' for none)")
     group.addoption("--only-devices", action="store_true",
                     help="run the specs on the devices under test only, not on the backends' default devices")
+    group.addoption("--device-examples", type=fraction, default=None, metavar="FRACTION",
+                    help="share of each Hypothesis spec's max_examples (at least 5) and of each exhaustive table "
+                         "that the device params check (default 0.25: the default-device row explores values, the "
+                         "device row checks kernels; 1 with --only-devices)")
     group.addoption("--compat-fault", action="append", default=[], metavar="NAME",
                     help="also run the device params with this plug-in fault switched on ('all': each fault of each "
                          "plug-in; python -m compat selftest uses it); the fault's seed is --hypothesis-seed or 0")
@@ -83,7 +89,7 @@ class CompatSession:
         self.reference = adapters.load_adapter("numpy")
         self.gradient_reference = gradient_reference(self.adapters)
         self.devices, self.unavailable = select_devices(self.adapters, config.getoption("device"))
-        self.fault_seed = int(config.getoption("hypothesis_seed", None) or 0)
+        self.seed = int(config.getoption("hypothesis_seed", None) or 0)  # of faults and of exhaustive-table samples
         self.reference_devices = dict(parse_device(item, self.adapters) for item in config.getoption("reference_device"))
         workerinput = getattr(config, "workerinput", None)
         self.worker = workerinput["workerid"] if workerinput else "main"
@@ -157,6 +163,37 @@ def select_devices(chosen: list, requested: list[str]) -> tuple[dict[str, list[s
             if adapter.plugin_devices():
                 devices[adapter.id] = list(adapter.plugin_devices())
     return devices, {}
+
+
+def fraction(text: str) -> float:
+    value = float(text)
+    if not 0 < value <= 1:
+        raise ValueError(text)
+    return value
+
+
+def device_examples(config) -> float:
+    share = config.getoption("device_examples")
+    if share is None:
+        share = 1.0 if config.getoption("only_devices") else DEVICE_EXAMPLES
+    return share
+
+
+@contextlib.contextmanager
+def examples_share(test, share: float):
+    """Run the Hypothesis test ``test`` with ``share`` of its max_examples (at least 5)."""
+    # Hypothesis reads a test's settings from this attribute at each call; a
+    # parametrized test is one function, so the change lasts for this call only.
+    current = getattr(test, "_hypothesis_internal_use_settings", None)
+    if current is None or share >= 1 or not getattr(test, "is_hypothesis_test", False):
+        yield
+        return
+    fewer = max(min(5, current.max_examples), round(current.max_examples * share))
+    test._hypothesis_internal_use_settings = settings(current, max_examples=fewer)
+    try:
+        yield
+    finally:
+        test._hypothesis_internal_use_settings = current
 
 
 def new_run_id() -> str:
@@ -286,12 +323,13 @@ def xp(request) -> Iterator[Checker]:
     reference_device = compat.reference_devices.get(adapter.id) or compat.reference_devices.get(adapter.name)
     checker = Checker(adapter, compat.reference, request.module.__name__.rsplit(".", 1)[-1],
                       request.node.nodeid, compat.registry, device=device,
-                      gradient_reference=compat.gradient_reference, reference_device=reference_device)
+                      gradient_reference=compat.gradient_reference, reference_device=reference_device,
+                      share=device_examples(request.config) if device else 1.0, seed=compat.seed)
     if fault is None:
         yield checker
         return
     checker.backend_json["config"] = {**checker.backend_json["config"], "fault": fault}  # records say which
-    adapter.set_fault(fault, compat.fault_seed)
+    adapter.set_fault(fault, compat.seed)
     try:
         yield checker
     finally:
@@ -307,7 +345,8 @@ def pytest_pyfunc_call(pyfuncitem):
     if checker.device is not None:
         checker.backend.reset_kernel_counters()
     try:
-        yield
+        with examples_share(pyfuncitem.obj, checker.share):
+            yield
     except (KeyboardInterrupt, SystemExit):
         raise
     except BaseException as error:  # Hypothesis raises groups of our Divergence errors

@@ -1,0 +1,74 @@
+"""Device params check a share of each Hypothesis spec's examples and of each
+exhaustive table (--device-examples): the default-device row explores values,
+the device row checks kernels."""
+
+from __future__ import annotations
+
+import pytest
+
+from compat import records
+from tests.helpers import Jobs, output, run_pytest
+
+SPEC = ["compat/specs/promotion.py", "-k", "(unary_function_result_dtype and sqrt) or matmul_on_every_pair",
+        "-p", "no:randomly",
+        "--backends", "torch", "--device", "torch:apu:0", "--hypothesis-profile", "ci"]
+
+
+def cases_per_row(tmp, *extra) -> dict[tuple[str, str], int]:
+    """Cases checked per (param, op): (``torch`` or ``torch@apu:0``, ``sqrt`` or ``matmul``), from the records."""
+    process = run_pytest([*SPEC, *extra], tmp, shipped_registry=True)  # known divergences do not stop a spec early
+    assert process.returncode == 0, output(process)
+    loaded = records.load(tmp / "results")
+    assert loaded.problems == [], loaded.problems
+    (run,) = loaded.runs.values()
+    return {(r["spec"].rsplit("[", 1)[1].split("-")[0].rstrip("]"), op): n for r in run.checks for op, n in r["cases"].items()}
+
+
+@pytest.fixture(scope="module")
+def jobs(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("device-examples")
+    runs = Jobs({
+        "default": lambda: cases_per_row(tmp / "default"),
+        "only-devices": lambda: cases_per_row(tmp / "only", "--only-devices"),
+        "share-1": lambda: cases_per_row(tmp / "share", "--device-examples", "1"),
+    })
+    yield runs
+    runs.close()
+
+
+def test_device_row_checks_a_quarter_by_default(jobs):
+    cases = jobs["default"]
+    assert cases["torch", "sqrt"] >= 30, cases  # the ci profile's 40 examples (a few may repeat)
+    assert 5 <= cases["torch@apu:0", "sqrt"] <= 12, cases
+    every_pair = cases["torch", "matmul"]  # the exhaustive table: every pair of dtypes
+    assert every_pair > 100 and abs(cases["torch@apu:0", "matmul"] - every_pair / 4) <= 1, cases
+
+
+def test_only_devices_and_a_share_of_one_check_everything(jobs):
+    every_pair = jobs["default"]["torch", "matmul"]
+    for run in ("only-devices", "share-1"):
+        cases = jobs[run]
+        assert cases["torch@apu:0", "sqrt"] >= 30, (run, cases)
+        assert cases["torch@apu:0", "matmul"] == every_pair, (run, cases)
+
+
+@pytest.mark.parametrize("share", ["0", "1.5", "half"])
+def test_a_share_outside_zero_to_one_is_a_usage_error(tmp_path, share):
+    process = run_pytest([*SPEC, "--device-examples", share, "--collect-only"], tmp_path)
+    assert process.returncode == 4, output(process)
+    assert "--device-examples: invalid fraction value" in process.stderr, output(process)
+    assert "Traceback" not in process.stderr + process.stdout
+
+
+def test_seeds_sample_disjoint_quarters_that_cover_the_table():
+    from compat.adapters import load_adapter
+    from compat.checker import Checker
+    from compat.registry import load
+
+    numpy = load_adapter("numpy")
+    table = [(a, b) for a in range(14) for b in range(14)]
+    samples = [Checker(numpy, numpy, "promotion", "spec", load(None), share=0.25, seed=seed).sample(table)
+               for seed in range(4)]
+    assert sorted(row for sample in samples for row in sample) == table
+    assert all(len(sample) == len(table) // 4 for sample in samples)
+    assert Checker(numpy, numpy, "promotion", "spec", load(None)).sample(table) == table
