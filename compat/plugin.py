@@ -30,7 +30,7 @@ from compat.records import RecordWriter, ResultsError, check_writable
 
 DEFAULT_REGISTRY = Path(__file__).resolve().parent.parent / "fixtures" / "known-divergences.toml"
 DEFAULT_RESULTS = "compat-results"
-DEVICE_EXAMPLES = 0.25  # default share of examples for device params (--device-examples)
+DEVICE_EXAMPLES = 0.2  # default share of examples for device params (--device-examples)
 
 # The xp fixture deliberately spans all examples of a test; framework calls are
 # slow the first time; the explain phase costs many calls per divergence.
@@ -63,7 +63,7 @@ def pytest_addoption(parser):
                     help="run the specs on the devices under test only, not on the backends' default devices")
     group.addoption("--device-examples", type=fraction, default=None, metavar="FRACTION",
                     help="share of each Hypothesis spec's max_examples (at least 5) and of each exhaustive table "
-                         "that the device params check (default 0.25: the default-device row explores values, the "
+                         "that the device params check (default 0.2: the default-device row explores values, the "
                          "device row checks kernels; 1 with --only-devices)")
     group.addoption("--compat-fault", action="append", default=[], metavar="NAME",
                     help="also run the device params with this plug-in fault switched on ('all': each fault of each "
