@@ -213,12 +213,16 @@ class Data:
 
     def _load_cells(self) -> None:
         covered = defaultdict(set)  # (row key, family) -> runs
-        for run_id, backend_id, version, device, reference, family, name, config in self.db.execute(
-                "SELECT DISTINCT run_id, backend_id, backend_version, device, reference, family, backend_name, "
-                "backend_config FROM records WHERE type IN ('divergence', 'checks')"):
-            key = (backend_id, version, device, self.devref(reference))
-            self.rows.setdefault(key, Row(*key, name=name, config=config))
-            covered[(key, family)].add(run_id)
+        found = self.db.execute(
+            "SELECT DISTINCT run_id, backend_id, backend_version, device, reference, family, backend_name, "
+            "backend_config FROM records WHERE type IN ('divergence', 'checks')").fetchall()
+        # every case of a device param is also compared with the backend's reference device,
+        # named by the records of such divergences (checks records name NumPy)
+        self.reference_devices = {(row[1], row[3]): row[4] for row in found if self.devref(row[4])}
+        for run_id, backend_id, version, device, reference, family, name, config in found:
+            for key in self.keys_of(backend_id, version, device, reference):
+                self.rows.setdefault(key, Row(*key, name=name, config=config))
+                covered[(key, family)].add(run_id)
         for (key, family), runs in covered.items():
             ordered = sorted(runs, key=self.order.__getitem__)
             self.cells[(key, family)] = Cell(ordered[-1])
@@ -235,14 +239,23 @@ class Data:
                 f"sum(j.value) FROM records r, json_each(r.cases) j WHERE r.type = 'checks' AND r.run_id IN "
                 f"({marks(runs)}) GROUP BY r.run_id, r.backend_id, r.backend_version, r.device, r.reference, r.family, "
                 f"r.spec, j.key", runs):
-            key = (backend_id, version, device, self.devref(reference))
-            if (run_id, *key, family) in wanted:
-                cell = self.cells[(key, family)]
-                cell.cases[op] = cell.cases.get(op, 0) + n
-                cell.specs.add(spec)
-                cell.spec_cases.setdefault(spec, []).append(op)
+            for key in self.keys_of(backend_id, version, device, reference):
+                if (run_id, *key, family) in wanted:
+                    cell = self.cells[(key, family)]
+                    cell.cases[op] = cell.cases.get(op, 0) + n
+                    cell.specs.add(spec)
+                    cell.spec_cases.setdefault(spec, []).append(op)
         for cell in self.cells.values():
             cell.divergences.sort(key=lambda d: (d.status != "new", d.op, d.kind, d.inputs, d.expected, d.actual))
+
+    def keys_of(self, backend_id: str, version: str, device: str | None, reference: str) -> list[tuple]:
+        """The matrix rows a record counts in: its own, and for a device param's
+        record against NumPy also the device view's (device against reference device)."""
+        key = (backend_id, version, device, self.devref(reference))
+        if device is None or key[3]:
+            return [key]
+        devref = self.reference_devices.get((backend_id, device), "device:its reference device")
+        return [key, (backend_id, version, device, devref)]
 
     def divergences(self, runs: list[str]) -> list[Divergence]:
         """Aggregated divergences of these runs."""
@@ -342,6 +355,8 @@ def cell_html(cell: Cell | None, href: str, op: str | None = None, data: Data | 
         return '<td class="c notrun">not run</td>'
     new, known = cell.counts(op)
     cases = sum(cell.cases.values()) if op is None else cell.cases.get(op, 0)
+    if not (cases or new or known):  # the specs ran and skipped (NumPy has no autodiff)
+        return f'<td class="c notrun"><a href="{href}">not checked<small>0 cases: skipped</small></a></td>'
     cls = "new" if new else "known" if known else "clean"
     text = f"{new} new / {known} known" if new or known else "no divergence"
     title = f' title="{e("from " + re.sub("<[^>]+>", "", run_line(data, cell.run_id)))}"' if data else ""
@@ -810,7 +825,9 @@ class Dashboard:
                  "reference plug-in device): the same colours as the main matrix, the reference device in place of "
                  "NumPy.</p>", LEGEND, matrix(data, rows, device_view=True), "<h2>Kernel coverage of plug-in devices</h2>",
                  "<p>Per kernel, how many launches of a plug-in device ran on the device and how many fell back to "
-                 "the CPU (latest run per device); kernels that fell back come first.</p>"]
+                 "the CPU (latest run per device); kernels that fell back come first. Only what the plug-in sees is "
+                 "counted: an op that TensorFlow's soft placement sends to the CPU never reaches the APU, so it is "
+                 "missing here and shows as a <code>device</code> divergence instead.</p>"]
         latest = {}
         for run_id, backend_id, device, reference, body in data.db.execute(
                 "SELECT run_id, backend_id, device, reference, body FROM records JOIN bodies USING (digest) "
@@ -839,7 +856,7 @@ class Dashboard:
                 body.append([f"<code>{e(op)}</code>", f"<td class=num>{on}</td>", f"<td class=num>{back}</td>",
                              f"<td class=num>{share:.0%}</td>", f"<td class={cls}>{verdict}</td>"])
             parts.append(f"<h3>{e(backend_id)} on {e(device or 'default device')}</h3>"
-                         f"<p class=muted>Compared with {e(reference)}; {run_line(data, run_id)}</p>")
+                         f"<p class=muted>{run_line(data, run_id)}</p>")
             parts.append(table(["kernel", "launches on the device", "fell back to the CPU", "share on the device",
                                 "verdict"], body))
         self.site.page("devices.html", "Devices", "\n".join(parts), here="devices.html")
