@@ -293,9 +293,10 @@ def gradient_tolerance(fd: FiniteDifferences, transform: str, program: Program, 
     estimated finite-difference error and the bound of its rounding inside
     the program (x8), how far the derivative moves when the inputs and every
     local derivative inside the program are off by a few units of the dtype's
-    rounding (x4: the backend's own rounding, cancellation included), and a floor of 64 eps of the dtype times max(1, |element|)
-    plus a tenth of the largest element (the oracle's max(1, |e|) rule: an
-    absolute floor for gradients that cancel to nearly nothing)."""
+    rounding (x4: the backend's own rounding, cancellation included), and a
+    floor of 64 eps of the dtype times max(1, |element|) plus a tenth of the
+    largest element (the oracle's max(1, |e|) rule: an absolute floor for
+    gradients that cancel to nearly nothing)."""
     errors: list[np.ndarray] = []
     largest = 0.0
 

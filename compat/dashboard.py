@@ -829,18 +829,18 @@ class Dashboard:
                  "counted: an op that TensorFlow's soft placement sends to the CPU never reaches the APU, so it is "
                  "missing here and shows as a <code>device</code> divergence instead.</p>"]
         latest = {}
-        for run_id, backend_id, device, reference, body in data.db.execute(
-                "SELECT run_id, backend_id, device, reference, body FROM records JOIN bodies USING (digest) "
+        for run_id, backend_id, device, body in data.db.execute(
+                "SELECT run_id, backend_id, device, body FROM records JOIN bodies USING (digest) "
                 "WHERE type = 'coverage'"):
             key = (backend_id, device)
             order = data.order.get(run_id, -1)
             if key not in latest or latest[key][0] < order:
-                latest[key] = (order, run_id, reference, [])
+                latest[key] = (order, run_id, [])
             if latest[key][0] == order:
-                latest[key][3].append(json.loads(body)["ops"])
+                latest[key][2].append(json.loads(body)["ops"])
         if not latest:
             parts.append("<p class=muted>No coverage records in the store.</p>")
-        for (backend_id, device), (_, run_id, reference, op_maps) in sorted(latest.items(),
+        for (backend_id, device), (_, run_id, op_maps) in sorted(latest.items(),
                                                                             key=lambda kv: (kv[0][0], kv[0][1] or "")):
             totals = defaultdict(lambda: [0, 0])
             for ops in op_maps:

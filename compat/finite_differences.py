@@ -81,7 +81,7 @@ class FiniteDifferences(NumpyAdapter):
         errors.append(np.stack(parts) if parts else np.zeros((0,) + params.shape))
     return (np.stack(grads) if grads else np.zeros((0,) + params.shape)).astype(params.dtype)
 '''),
-        "hvp": transform("hvp", '''(f, x, v, errors=None):
+        "hvp": transform("hvp", f'''(f, x, v, errors=None):
     """Hessian times v: the derivative of the gradient along v."""
     x_, v_ = np.asarray(x, np.longdouble), np.asarray(v, np.longdouble)
     inner = []
@@ -89,8 +89,8 @@ class FiniteDifferences(NumpyAdapter):
         return derivative(f, x_ + t * v_, inner)
     outer = []
     hv = derivative(gradient_along, np.zeros(()), outer)
-    if errors is not None:  # the inner gradients' error, magnified by the outer step (1e-4)
-        errors.append(outer[0] + 2 * np.max(inner, axis=0) / 1e-4)
+    if errors is not None:  # the inner gradients' error, magnified by the outer step
+        errors.append(outer[0] + 2 * np.max(inner, axis=0) / {STEP})
     return hv.astype(x.dtype)
 '''),
     }

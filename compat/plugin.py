@@ -90,6 +90,8 @@ class CompatSession:
         self.gradient_reference = gradient_reference(self.adapters)
         self.devices, self.unavailable = select_devices(self.adapters, config.getoption("device"))
         self.seed = int(config.getoption("hypothesis_seed", None) or 0)  # of faults and of exhaustive-table samples
+        only_devices = config.getoption("only_devices")
+        self.device_share = config.getoption("device_examples") or (1.0 if only_devices else DEVICE_EXAMPLES)
         self.reference_devices = dict(parse_device(item, self.adapters) for item in config.getoption("reference_device"))
         workerinput = getattr(config, "workerinput", None)
         self.worker = workerinput["workerid"] if workerinput else "main"
@@ -170,13 +172,6 @@ def fraction(text: str) -> float:
     if not 0 < value <= 1:
         raise ValueError(text)
     return value
-
-
-def device_examples(config) -> float:
-    share = config.getoption("device_examples")
-    if share is None:
-        share = 1.0 if config.getoption("only_devices") else DEVICE_EXAMPLES
-    return share
 
 
 @contextlib.contextmanager
@@ -324,7 +319,7 @@ def xp(request) -> Iterator[Checker]:
     checker = Checker(adapter, compat.reference, request.module.__name__.rsplit(".", 1)[-1],
                       request.node.nodeid, compat.registry, device=device,
                       gradient_reference=compat.gradient_reference, reference_device=reference_device,
-                      share=device_examples(request.config) if device else 1.0, seed=compat.seed)
+                      share=compat.device_share if device else 1.0, seed=compat.seed)
     if fault is None:
         yield checker
         return

@@ -5,11 +5,11 @@ sum that accumulates in float16, a copy that drops the last element, ...).
 The self-test switches each on in turn, runs the specs on the faulty device
 only (one pytest run per device; each fault is its own param, switched on
 in-process around each spec, ``--compat-fault``), and reads the records: a
-fault is detected
-when some spec recorded a new divergence of the device, from its reference
-device or from NumPy; known ones (a registered kernel gap of the plug-in)
-show without a fault too, and the control run (no fault) must show nothing new. The table says by which specs, after how
-many checked cases the first one showed, and how long the run took.
+fault is detected when some spec recorded a new divergence of the device,
+from its reference device or from NumPy. Known ones (a registered kernel gap
+of the plug-in) show without a fault too; the control run (no fault) must
+show nothing new. The table says by which specs, after how many checked
+cases the first one showed, and how long the run took.
 """
 
 from __future__ import annotations
