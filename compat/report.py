@@ -166,7 +166,7 @@ def one_line(record: dict) -> str:
     what = f"{s['expected']} -> {s['actual']}" if record["kind"] != "value" else record["detail"]
     known = f" [known: {record['known']}]" if record["known"] else ""
     versus = f" vs {record['reference']}" if record["reference"] != "numpy" else ""
-    return (f"{record['backend']['id']}{versus} {record['family']} [{record['kind']}] {record['op']}({s['inputs']}): "
+    return (f"{where(record)}{versus} {record['family']} [{record['kind']}] {record['op']}({s['inputs']}): "
             f"{what}; e.g. {record['example']['call']} (x{record['count']}){known}")
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from compat import records
+from compat import records, report
 from tests.helpers import REPO, checks_record, divergence_record, output, run_pytest, subprocess_env
 
 SCHEMA_FILE = REPO / "compat" / "record.schema.json"
@@ -187,3 +187,11 @@ def test_load_refuses_a_missing_directory(tmp_path):
     with pytest.raises(records.ResultsError) as raised:
         records.load(tmp_path / "nope")
     assert "nope" in str(raised.value) and "\n" not in str(raised.value)
+
+
+def test_a_report_line_names_the_device_a_divergence_was_found_on():
+    on_cpu, on_device = divergence_record(), divergence_record()
+    on_device["device"] = "apu:0"
+    backend = on_cpu["backend"]["id"]
+    assert report.one_line(on_cpu).startswith(f"{backend} promotion ")
+    assert report.one_line(on_device).startswith(f"{backend}@apu:0 promotion ")
