@@ -141,7 +141,7 @@ class Checker:
         or an elementwise kernel has no excuse), within the oracle's tolerance for
         operations whose rounding depends on summation order."""
         reference = self.on_reference_device
-        on_reference = run_on(reference.device)
+        on_reference = run_on(self.backend.placement_on(reference.device))
         exact = "computed" if case.op not in oracle.ACCUMULATING and case.program is None else False
         ulps = oracle.tolerance_ulps(case.op, case.arrays().values())
         self.judge(case, reference, on_reference, actual, oracle.compare(on_reference, actual, ulps, exact=exact))

@@ -14,6 +14,7 @@ import datetime
 import json
 import os
 import platform
+import re
 import secrets
 import sys
 from pathlib import Path
@@ -279,6 +280,26 @@ def pytest_sessionfinish(session):
 def pytest_configure_node(node):
     """pytest-xdist: every worker writes under the controller's run id."""
     node.workerinput["compat_run_id"] = session_of(node.config).run_id
+
+
+# the device in an xp param's id: "[jax[x64]@cpu:1-add]" (faulty devices, "@apu:0!fault", are left alone)
+DEVICE_IN_ID = re.compile(r"@[A-Za-z]+:\d+(?=[-\]])")
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    """pytest-xdist's default distribution, except that a spec on a device goes to
+    the worker that runs it without one: its reference-device side then reuses that
+    worker's compiled code (JAX compiles every operation per dtype and shape)."""
+    if config.getoption("dist") != "load":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class DeviceTwinScheduling(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return DEVICE_IN_ID.sub("", nodeid)
+
+    return DeviceTwinScheduling(config, log)
 
 
 def pytest_report_header(config):

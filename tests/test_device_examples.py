@@ -75,3 +75,28 @@ def test_seeds_sample_disjoint_quarters_that_cover_the_table():
     assert sorted(row for sample in samples for row in sample) == table
     assert all(len(sample) == len(table) // 4 for sample in samples)
     assert Checker(numpy, numpy, "promotion", "spec", load(None)).sample(table) == table
+
+
+class XdistOptions:
+    """The options pytest-xdist's scheduler reads, for ``-n 2`` with the given ``--dist``."""
+
+    def __init__(self, dist: str):
+        self.values = {"dist": dist, "tx": ["2*popen"]}
+
+    def getoption(self, name):
+        return self.values[name]
+
+    getvalue = getoption
+
+
+def test_a_device_param_runs_on_the_worker_of_its_twin_without_a_device():
+    pytest.importorskip("xdist")
+    from compat.plugin import pytest_xdist_make_scheduler
+
+    spec = "compat/specs/promotion.py::test_binary_operation_on_every_pair_of_dtypes"
+    scope = pytest_xdist_make_scheduler(XdistOptions("load"), None)._split_scope
+    assert scope(f"{spec}[jax[x64]@cpu:1-add]") == scope(f"{spec}[jax[x64]-add]")
+    assert scope(f"{spec}[tensorflow@APU:0-add]") == scope(f"{spec}[tensorflow-add]")
+    assert scope(f"{spec}[jax[x64]-add]") != scope(f"{spec}[jax[x64]-multiply]")
+    assert scope(f"{spec}[torch@apu:0!copy_truncate-add]") != scope(f"{spec}[torch-add]")  # self-test faults spread
+    assert pytest_xdist_make_scheduler(XdistOptions("loadfile"), None) is None  # a --dist the user chose stands

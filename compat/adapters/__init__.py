@@ -205,6 +205,11 @@ class Adapter:
         """Every device the backend sees in this process."""
         return [self.reference_device]
 
+    def placement_on(self, device: str) -> str | None:
+        """The ``device`` argument that computes on the reference ``device``: the
+        device itself, or None where default placement puts values there anyway."""
+        return device
+
     def plugin_devices(self) -> list[str]:
         """Devices compat itself can give this backend (its reference plug-ins), checked by default."""
         return []

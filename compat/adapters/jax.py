@@ -79,6 +79,14 @@ class JaxAdapter(Adapter):
         platform, _, index = device.partition(":")
         return f"jax.device_put(jnp.asarray({variable}), jax.devices({platform!r})[{index or 0}])"
 
+    def placement_on(self, device):
+        import jax
+
+        # Uncommitted values on the default device compute as committed ones do, and
+        # reuse the executables that runs without a device compiled; committing
+        # them to cpu:0 would compile every operation once more.
+        return None if self._device(device) == jax.devices()[0] else device
+
     # a second CPU device: JAX's virtual devices (must be set before JAX's backend starts)
     def plugin_devices(self):
         return ["cpu:1"]
