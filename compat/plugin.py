@@ -86,14 +86,15 @@ class CompatSession:
         self.results = Path(config.getoption("compat_results"))
         registry_path = config.getoption("compat_registry") or (DEFAULT_REGISTRY if DEFAULT_REGISTRY.exists() else None)
         self.registry = registry.load(registry_path)
-        self.adapters, self.missing = select(config.getoption("backends"), config.getoption("adapter"))
+        self.adapters, self.missing, absent = select(config.getoption("backends"), config.getoption("adapter"))
         self.reference = adapters.load_adapter("numpy")
         self.gradient_reference = gradient_reference(self.adapters)
-        self.devices, self.unavailable = select_devices(self.adapters, config.getoption("device"))
+        self.devices, self.unavailable = select_devices(self.adapters, config.getoption("device"), absent)
         self.seed = int(config.getoption("hypothesis_seed", None) or 0)  # of faults and of exhaustive-table samples
         only_devices = config.getoption("only_devices")
         self.device_share = config.getoption("device_examples") or (1.0 if only_devices else DEVICE_EXAMPLES)
-        self.reference_devices = dict(parse_device(item, self.adapters) for item in config.getoption("reference_device"))
+        self.reference_devices = dict(parse_device(item, self.adapters) for item in config.getoption("reference_device")
+                                      if not of_missing_backend(item, absent))
         workerinput = getattr(config, "workerinput", None)
         self.worker = workerinput["workerid"] if workerinput else "main"
         self.run_id = workerinput["compat_run_id"] if workerinput else new_run_id()
@@ -144,7 +145,12 @@ def parse_device(item: str, chosen: list) -> tuple[str, str]:
     return backend, device
 
 
-def select_devices(chosen: list, requested: list[str]) -> tuple[dict[str, list[str]], dict[tuple[str, str], str]]:
+def of_missing_backend(item: str, absent: set[str]) -> bool:
+    """A --device item of a backend that is not installed: its specs skip with the reason."""
+    return item.partition(":")[0] in absent
+
+
+def select_devices(chosen: list, requested: list[str], absent: set[str]) -> tuple[dict[str, list[str]], dict[tuple[str, str], str]]:
     """adapter id -> devices under test, and (adapter id, device) -> why it cannot run.
 
     By default each backend's reference plug-in devices (compat's APU, apu, a second
@@ -158,6 +164,8 @@ def select_devices(chosen: list, requested: list[str]) -> tuple[dict[str, list[s
         firsts.setdefault(adapter.name, adapter)
     if requested:
         for item in requested:
+            if of_missing_backend(item, absent):
+                continue
             backend, device = parse_device(item, chosen)
             adapter = next(a for a in chosen if backend in (a.name, a.id))
             devices.setdefault(adapter.id, []).append(device)
@@ -197,18 +205,19 @@ def new_run_id() -> str:
 
 
 def select(backends: str | None, adapter_paths: list[str]):
-    """Adapters to run and {spec: reason} for backends that are not installed."""
+    """Adapters to run, {spec: reason} for backends that are not installed, and their names."""
     if backends is None:
         specs = [] if adapter_paths else list(adapters.registered())
     else:
         specs = [s.strip() for s in backends.split(",") if s.strip()]
-    chosen, missing = [], {}
+    chosen, missing, absent = [], {}, set()
     for spec in specs + list(adapter_paths):
         try:
             chosen += adapters.resolve(spec)
         except BackendMissing as reason:
             missing[spec] = str(reason)
-    return chosen, missing
+            absent.add(reason.backend)
+    return chosen, missing, absent
 
 
 _SESSION = pytest.StashKey[CompatSession]()

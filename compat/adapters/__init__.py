@@ -47,6 +47,10 @@ class AdapterError(Exception):
 class BackendMissing(AdapterError):
     """The backend's framework is not installed: a skip, not an error."""
 
+    def __init__(self, message: str, backend: str):
+        super().__init__(message)
+        self.backend = backend
+
 
 # Seconds spent inside framework code (conversions and the call itself);
 # the benchmark compares it with wall time to measure harness overhead.
@@ -445,7 +449,7 @@ def resolve(spec: str) -> list[Adapter]:
             raise AdapterError(f"unknown backend {name!r} (known: {', '.join(sorted(table))})")
         cls = load_class(table[name])
     if not cls.is_available():
-        raise BackendMissing(f"{cls.name} is not installed (no module {cls.requires!r})")
+        raise BackendMissing(f"{cls.name} is not installed (no module {cls.requires!r})", cls.name)
     labels = [label] if label is not None else list(cls.DEFAULT_CONFIGS)
     adapters = [cls(lbl) for lbl in labels]
     for adapter in adapters:
