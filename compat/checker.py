@@ -12,6 +12,7 @@ and the loop goes on. ``records`` then writes one record per signature.
 
 from __future__ import annotations
 
+import functools
 import time
 from collections import Counter
 from dataclasses import dataclass
@@ -68,6 +69,18 @@ def divergence_type(key: tuple) -> type[Divergence]:
     return _divergence_types[key]
 
 
+def timed(method):
+    """Adds the method's wall time, framework calls included, to Checker.seconds (for the benchmark)."""
+    @functools.wraps(method)
+    def timed_method(*args, **kwargs):
+        start = time.perf_counter()
+        try:
+            return method(*args, **kwargs)
+        finally:
+            Checker.seconds += time.perf_counter() - start
+    return timed_method
+
+
 class Checker:
     """What a spec talks to: ``xp.check("add", x, y)``."""
 
@@ -104,24 +117,18 @@ class Checker:
     def reference_name(self) -> str:
         return self.reference.name
 
-    seconds = 0.0  # wall time inside check(), framework calls included (for the benchmark)
+    seconds = 0.0  # wall time in the @timed methods, framework calls included (for the benchmark)
 
+    @timed
     def check(self, op: str, *args, **kwargs) -> Outcome:
         """Run ``op(*args, **kwargs)`` on both sides; a divergence is raised
         (inside Hypothesis) or collected. Returns the backend's outcome."""
-        start = time.perf_counter()
-        try:
-            return self._check(op, args, kwargs)
-        finally:
-            Checker.seconds += time.perf_counter() - start
+        return self._check(op, args, kwargs)
 
+    @timed
     def check_exact(self, op: str, *args) -> Outcome:
         """Like check, bit for bit (copies: -0.0, NaN payloads and subnormals must survive)."""
-        start = time.perf_counter()
-        try:
-            return self._check(op, args, {}, exact=True)
-        finally:
-            Checker.seconds += time.perf_counter() - start
+        return self._check(op, args, {}, exact=True)
 
     def _check(self, op: str, args: tuple, kwargs: dict, exact: bool = False) -> Outcome:
         case = Case(op, args, kwargs)
@@ -157,32 +164,30 @@ class Checker:
         if not wrong:
             return []
         return [oracle.Mismatch("device", target, wrong[0], f"result on {wrong[0]}, expected on {target}")]
+    @timed
     def check_gradient(self, transform: str, program: Program, *args: np.ndarray) -> Outcome:
         """Run an autodiff ``transform`` (grad, jacobian, per_example_grad, hvp)
         of ``program`` on ``args`` and compare it with the derivative by finite
         differences (reference ``numpy-fd``) and with the gradient reference
         framework (reference: its id), each within the finite-difference tolerance."""
-        start = time.perf_counter()
-        try:
-            case = Case(transform, args, program=program)
-            actual = self.backend.run(transform, (program.bind(self.backend, self.device), *args), device=self.device)
-            expected = gradient_tolerance(self.finite_differences, transform, program, args)
-            self.cases[transform] += 1
-            if self.on_reference_device is not None:
-                backend = self.backend
-                self.compare_devices(case, actual, lambda device: backend.run(
-                    transform, (program.bind(backend, device), *args), device=device))
-            self.judge(case, self.finite_differences, expected, actual,
-                       dtype_explains_values(oracle.compare(expected, actual)) + self.misplaced(actual))
-            if self.gradient_reference is not None:
-                other = self.gradient_reference
-                theirs = other.run(transform, (program.bind(other), *args))
-                widen(theirs, expected, factor=2)  # two approximations, each within tolerance of the truth
-                self.judge(case, other, theirs, actual, dtype_explains_values(oracle.compare(theirs, actual)))
-            return actual
-        finally:
-            Checker.seconds += time.perf_counter() - start
+        case = Case(transform, args, program=program)
+        actual = self.backend.run(transform, (program.bind(self.backend, self.device), *args), device=self.device)
+        expected = gradient_tolerance(self.finite_differences, transform, program, args)
+        self.cases[transform] += 1
+        if self.on_reference_device is not None:
+            backend = self.backend
+            self.compare_devices(case, actual, lambda device: backend.run(
+                transform, (program.bind(backend, device), *args), device=device))
+        self.judge(case, self.finite_differences, expected, actual,
+                   dtype_explains_values(oracle.compare(expected, actual)) + self.misplaced(actual))
+        if self.gradient_reference is not None:
+            other = self.gradient_reference
+            theirs = other.run(transform, (program.bind(other), *args))
+            widen(theirs, expected, factor=2)  # two approximations, each within tolerance of the truth
+            self.judge(case, other, theirs, actual, dtype_explains_values(oracle.compare(theirs, actual)))
+        return actual
 
+    @timed
     def gradient_of(self, program: Program, shown: int = 0) -> str:
         """The backend's gradient of ``program`` with respect to input ``shown``, as text (surveys)."""
         outcome = self.backend.run("grad", (program.bind(self.backend, self.device), *program.inputs), device=self.device)
@@ -192,6 +197,7 @@ class Checker:
             return f"raises {type(outcome.error).__name__}"
         return outcome.describe()
 
+    @timed
     def across_devices(self, op: str, x: np.ndarray, y: np.ndarray) -> str:
         """What ``op(x, y)`` does with x on the device under test and y on the
         reference device, run under the device under test: raises, or where the result lands."""

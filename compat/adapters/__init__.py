@@ -325,20 +325,24 @@ class Adapter:
 
     def run(self, op: str, args: tuple, kwargs: dict | None = None, device: str | None = None) -> Outcome:
         """Call ``op`` on ``args`` (NumPy arrays and Python values) on ``device``;
-        calls that can kill the process run in a child process."""
-        if self.isolate(op, args):
-            from compat import isolation
+        calls that can kill the process run in a child process (their time,
+        the child's attempts included, counts as framework time)."""
+        global framework_seconds
+        start = time.perf_counter()
+        try:
+            if self.isolate(op, args):
+                from compat import isolation
 
-            return isolation.run(self, op, args, kwargs, device)
-        return self.call(op, args, kwargs, device)
+                return isolation.run(self, op, args, kwargs, device)
+            return self.call(op, args, kwargs, device)
+        finally:
+            framework_seconds += time.perf_counter() - start
 
     def isolate(self, op: str, args: tuple) -> bool:
         """True for calls known to abort the interpreter now and then (framework bugs)."""
         return False
 
     def call(self, op: str, args: tuple, kwargs: dict | None = None, device: str | None = None) -> Outcome:
-        global framework_seconds
-        start = time.perf_counter()
         try:
             with self.context(), self.device_scope(device), warnings.catch_warnings():
                 warnings.simplefilter("ignore")  # numpy's "divide by zero" etc. are not results
@@ -348,8 +352,6 @@ class Adapter:
                 return self.outcome(fn(*backend_args, **backend_kwargs))
         except Exception as error:  # a raised error is a result like any other
             return Outcome(error=error, error_category=self.classify(error))
-        finally:
-            framework_seconds += time.perf_counter() - start
 
     def context(self):
         """A context manager that applies this adapter's config around a call."""
