@@ -48,14 +48,14 @@ class TorchAdapter(Adapter):
     }
 
     def from_numpy(self, array, device):
-        if array.dtype.name == "bfloat16":  # torch cannot read ml_dtypes arrays; float32 holds bfloat16 exactly
-            return self.xp.asarray(array.astype(np.float32), device=device).to(self.xp.bfloat16)
+        if array.dtype.name == "bfloat16":  # torch cannot read ml_dtypes arrays: their bits, as int16
+            return self.xp.asarray(array.view(np.int16), device=device).view(self.xp.bfloat16)
         return self.xp.asarray(array, device=device)
 
     def array_source(self, variable, dtype, device=None):
         on = f", device={device!r}" if device else ""
         if dtype == "bfloat16":
-            return f"torch.asarray({variable}.astype(np.float32){on}).to(torch.bfloat16)"
+            return f"torch.asarray({variable}.view(np.int16){on}).view(torch.bfloat16)"
         return f"torch.asarray({variable}{on})"
 
     # compat's reference PrivateUse1 device, "apu" (compat/devices/torch_apu.cpp)
@@ -112,8 +112,8 @@ class TorchAdapter(Adapter):
         value = self.xp.as_tensor(value).detach().cpu()
         if value._is_zerotensor():  # forward-mode AD's symbolic zeros (hvp of a linear f) refuse .numpy()
             value = self.xp.zeros_like(value)
-        if value.dtype == self.xp.bfloat16:
-            return value.float().numpy().astype(dtypes.to_numpy("bfloat16"))
+        if value.dtype == self.xp.bfloat16:  # bit for bit: through float32, NaN payloads would be lost
+            return value.view(self.xp.int16).numpy().view(dtypes.to_numpy("bfloat16"))
         return value.numpy()
 
     def device_of(self, value):
