@@ -100,4 +100,4 @@ def test_a_device_param_runs_on_the_worker_of_its_twin_without_a_device():
     assert scope(f"{spec}[tensorflow@APU:0-add]") == scope(f"{spec}[tensorflow-add]")
     assert scope(f"{spec}[jax[x64]-add]") != scope(f"{spec}[jax[x64]-multiply]")
     assert scope(f"{spec}[torch@apu:0!copy_truncate-add]") != scope(f"{spec}[torch-add]")  # self-test faults spread
-    assert pytest_xdist_make_scheduler(XdistOptions("loadfile"), None) is None  # a --dist the user chose stands
+    assert pytest_xdist_make_scheduler(XdistOptions("loadfile"), None) is None  # another --dist mode stands
