@@ -164,6 +164,7 @@ class Checker:
         if not wrong:
             return []
         return [oracle.Mismatch("device", target, wrong[0], f"result on {wrong[0]}, expected on {target}")]
+
     @timed
     def check_gradient(self, transform: str, program: Program, *args: np.ndarray) -> Outcome:
         """Run an autodiff ``transform`` (grad, jacobian, per_example_grad, hvp)
