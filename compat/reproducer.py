@@ -143,27 +143,32 @@ def value_source(value) -> str:
 def array_source(array: np.ndarray) -> str:
     name = array.dtype.name
     dtype = "ml_dtypes.bfloat16" if name == "bfloat16" else f"np.{name}"
-    if dtypes.is_float(name) and name.startswith(("float", "bfloat")) and has_nan_payload(array):
+    if name in dtypes.REAL_FLOAT and has_nan_payload(array):
         # float('nan') would lose the payload and the sign: write the bits
-        unsigned = f"uint{8 * array.dtype.itemsize}"
+        unsigned = unsigned_of(array)
         flat = f"np.array({array.reshape(-1).view(unsigned).tolist()}, dtype=np.{unsigned}).view({dtype})"
-        return f"{flat}.reshape({array.shape})" if array.ndim != 1 else flat
-    if name == "bfloat16":
-        items = [value_source(float(v)) for v in array.reshape(-1)]
-    elif name == "bool":
-        items = [repr(bool(v)) for v in array.reshape(-1)]
     else:
-        items = [value_source(v.item()) for v in array.reshape(-1)]
-    if array.ndim == 0:
-        return f"np.array({items[0]}, dtype={dtype})"
-    flat = f"np.array([{', '.join(items)}], dtype={dtype})"
+        if name == "bfloat16":
+            items = [value_source(float(v)) for v in array.reshape(-1)]
+        elif name == "bool":
+            items = [repr(bool(v)) for v in array.reshape(-1)]
+        else:
+            items = [value_source(v.item()) for v in array.reshape(-1)]
+        if array.ndim == 0:
+            return f"np.array({items[0]}, dtype={dtype})"
+        flat = f"np.array([{', '.join(items)}], dtype={dtype})"
     return flat if array.ndim == 1 else f"{flat}.reshape({array.shape})"
+
+
+def unsigned_of(array: np.ndarray) -> str:
+    """The unsigned integer dtype of the array's width: its elements' bits."""
+    return f"uint{8 * array.dtype.itemsize}"
 
 
 def has_nan_payload(array: np.ndarray) -> bool:
     """A NaN whose bits are not those of the dtype's own NaN (sign, payload, signalling).
     By bits: a float operation on a signalling NaN would raise NumPy's invalid flag."""
-    unsigned = f"uint{8 * array.dtype.itemsize}"
+    unsigned = unsigned_of(array)
     plain, infinity, sign = (np.array(v, dtype=array.dtype).view(unsigned) for v in (np.nan, np.inf, -0.0))
     bits = array.reshape(-1).view(unsigned)
     return bool((((bits & ~sign) > infinity) & (bits != plain)).any())
