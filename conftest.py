@@ -6,4 +6,4 @@ import importlib.metadata
 try:
     importlib.metadata.distribution("compat")
 except importlib.metadata.PackageNotFoundError:
-    pytest_plugins = ["compat.plugin"]
+    pytest_plugins = ["compat.harness.plugin"]

@@ -9,11 +9,14 @@ import time
 import sys
 from pathlib import Path
 
-from compat import adapters, records, registry, store
+from compat import adapters
+from compat.results import records
+from compat.results import registry
+from compat.results import store
 from compat.devices import DeviceBuildError
-from compat.plugin import DEFAULT_REGISTRY, DEFAULT_RESULTS
+from compat.harness.plugin import DEFAULT_REGISTRY, DEFAULT_RESULTS
 from compat.specs import DIRECTORY as SPECS
-from compat.store import DEFAULT_STORE
+from compat.results.store import DEFAULT_STORE
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -91,10 +94,10 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "devices":
             return devices_command(args)
         if args.command == "selftest":
-            from compat import selftest as selftest_module
+            from compat.harness import selftest as selftest_module
 
             return selftest_module.main(args.backends, args.seed, args.workers, extra)
-        from compat import bench as bench_module
+        from compat.harness import bench as bench_module
 
         return bench_module.main(args.backends)
     except (records.ResultsError, registry.RegistryError, store.StoreError, adapters.AdapterError, DeviceBuildError) as error:
@@ -178,7 +181,7 @@ def report_command(args) -> int:
     if registry_path is None and DEFAULT_REGISTRY.exists():
         registry_path = DEFAULT_REGISTRY
     known = registry.load(registry_path)
-    from compat import report
+    from compat.results import report
 
     if args.format == "json":
         print(json.dumps(report.json_report(run, known), indent=2))

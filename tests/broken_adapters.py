@@ -11,7 +11,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from compat.adapters import Outcome
+from compat.core.outcome import Outcome
 from compat.adapters.numpy import NumpyAdapter
 
 

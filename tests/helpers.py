@@ -95,7 +95,7 @@ class Jobs:
         self.executor.shutdown(wait=True, cancel_futures=True)
 
 
-# -- hand-built records that follow compat/record.schema.json ------------------
+# -- hand-built records that follow compat/results/record.schema.json ------------------
 
 BACKEND = {"name": "numpy", "id": "numpy", "version": "2.0.0", "config": {}}
 

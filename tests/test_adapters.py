@@ -8,9 +8,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from compat import dtypes
-from compat.plugin import select
-from compat.reproducer import array_source
+from compat.core import dtypes
+from compat.harness.plugin import select
+from compat.harness.reproducer import array_source
 
 # bit patterns that a conversion through another dtype can change: NaNs of both signs
 # with payloads (quiet and signalling), -0.0, the smallest subnormal, infinity

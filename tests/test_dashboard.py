@@ -18,7 +18,11 @@ from pathlib import Path
 
 import pytest
 
-from compat import dashboard, dtypes, records, report, store
+from compat import dashboard
+from compat.core import dtypes
+from compat.results import records
+from compat.results import report
+from compat.results import store
 from tests.helpers import REPO, output, run, subprocess_env
 
 FIXTURE = REPO / "fixtures" / "results"

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from compat import records
+from compat.results import records
 from compat.specs.promotion import has_reference
-from compat.strategies import dtype_pairs
+from compat.core.strategies import dtype_pairs
 from tests.helpers import Jobs, output, run_pytest
 
 SPEC = ["compat/specs/promotion.py", "-k", "(unary_function_result_dtype and sqrt) or matmul_on_every_pair",
@@ -66,8 +66,8 @@ def test_a_share_outside_zero_to_one_is_a_usage_error(tmp_path, share):
 
 def test_seeds_sample_disjoint_quarters_that_cover_the_table():
     from compat.adapters import load_adapter
-    from compat.checker import Checker
-    from compat.registry import load
+    from compat.harness.checker import Checker
+    from compat.results.registry import load
 
     numpy = load_adapter("numpy")
     table = [(a, b) for a in range(14) for b in range(14)]
@@ -92,7 +92,7 @@ class XdistOptions:
 
 def test_a_device_param_runs_on_the_worker_of_its_twin_without_a_device():
     pytest.importorskip("xdist")
-    from compat.plugin import pytest_xdist_make_scheduler
+    from compat.harness.plugin import pytest_xdist_make_scheduler
 
     spec = "compat/specs/promotion.py::test_binary_operation_on_every_pair_of_dtypes"
     scope = pytest_xdist_make_scheduler(XdistOptions("load"), None)._split_scope

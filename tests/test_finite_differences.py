@@ -3,9 +3,9 @@
 import numpy as np
 import pytest
 
-from compat.checker import gradient_tolerance
-from compat.finite_differences import FiniteDifferences
-from compat.programs import Node, Program
+from compat.harness.checker import gradient_tolerance
+from compat.core.finite_differences import FiniteDifferences
+from compat.core.programs import Node, Program
 
 x0, x1 = Node("input", slot=0), Node("input", slot=1)
 

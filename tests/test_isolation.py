@@ -3,7 +3,7 @@
 
 import numpy as np
 
-from compat import oracle
+from compat.core import oracle
 from compat.adapters import load_adapter
 
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 import pytest
 
-from compat import records
+from compat.results import records
 from tests.helpers import Jobs, output, reproducer_lines, run_pytest, run_reproducer
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from compat import records
+from compat.results import records
 from tests.helpers import output, run_pytest
 
 pytest.importorskip("torch")

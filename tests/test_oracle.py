@@ -1,4 +1,4 @@
-"""compat.oracle: compare() and compare_values() on hand-built Outcomes.
+"""compat.core.oracle: compare() and compare_values() on hand-built Outcomes.
 
 Expectations come from NumPy (np.nextafter, np.finfo) and first principles,
 never from the oracle itself.
@@ -11,8 +11,8 @@ import re
 import numpy as np
 import pytest
 
-from compat.adapters import Outcome
-from compat.oracle import compare, compare_values
+from compat.core.outcome import Outcome
+from compat.core.oracle import compare, compare_values
 
 
 def ok(values, dtype=None) -> Outcome:
@@ -219,7 +219,7 @@ def test_negative_zero_against_positive_zero_bit_exact(dtype):
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_negative_zero_equals_positive_zero_by_default(dtype):
-    """compat.oracle's documented rule: -0.0 == 0.0 (IEEE comparison) unless exact=True.
+    """compat.core.oracle's documented rule: -0.0 == 0.0 (IEEE comparison) unless exact=True.
     (The harness brief asked for a -0/+0 value mismatch here; see the test report.)"""
     assert compare(ok([1.0, -0.0], dtype), ok([1.0, 0.0], dtype)) == []
 

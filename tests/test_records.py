@@ -12,10 +12,11 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from compat import records, report
+from compat.results import records
+from compat.results import report
 from tests.helpers import REPO, checks_record, divergence_record, output, run_pytest, subprocess_env
 
-SCHEMA_FILE = REPO / "compat" / "record.schema.json"
+SCHEMA_FILE = REPO / "compat" / "results" / "record.schema.json"
 
 
 @pytest.fixture(scope="module")
@@ -105,7 +106,7 @@ def test_records_of_a_real_run_follow_the_schema(real_run, validator):
 WRITER = """
 import sys, time
 from pathlib import Path
-from compat.records import RecordWriter
+from compat.results.records import RecordWriter
 from tests.helpers import checks_record
 
 run_directory, worker, count = Path(sys.argv[1]), sys.argv[2], int(sys.argv[3])

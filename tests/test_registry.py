@@ -1,4 +1,4 @@
-"""compat.registry: loading, matching, and one-line errors for malformed files."""
+"""compat.results.registry: loading, matching, and one-line errors for malformed files."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from compat import registry
-from compat.registry import RegistryError
+from compat.results import registry
+from compat.results.registry import RegistryError
 
 SHIPPED = Path(__file__).resolve().parent.parent / "fixtures" / "known-divergences.toml"
 

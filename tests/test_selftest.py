@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from compat import selftest
+from compat.harness import selftest
 from tests.helpers import REPO, subprocess_env
 
 

@@ -13,7 +13,8 @@ from pathlib import Path
 
 import jsonschema
 
-from compat import records, store
+from compat.results import records
+from compat.results import store
 from tests.helpers import REPO, checks_record, divergence_record, nonempty_lines, output, run, subprocess_env
 
 FIXTURE = REPO / "fixtures" / "results"
@@ -149,7 +150,7 @@ def test_malformed_lines_are_reported_with_file_and_line_and_skipped(tmp_path):
 WORKER = """
 import sys, time
 from pathlib import Path
-from compat import store
+from compat.results import store
 
 db, ready, go = Path(sys.argv[1]), Path(sys.argv[2]), Path(sys.argv[3])
 directories = sys.argv[4:]
@@ -310,7 +311,7 @@ def test_merge_and_dashboard_error_paths_are_one_line_with_exit_2(tmp_path):
 OPENER = """
 import sys, time
 from pathlib import Path
-from compat import store
+from compat.results import store
 
 db, go = Path(sys.argv[1]), Path(sys.argv[2])
 deadline = time.time() + 60

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from compat import dtypes
+from compat.core import dtypes
 from compat.adapters import Adapter
 
 
@@ -37,7 +37,7 @@ class NumpyAdapter(Adapter):
         return dtypes.to_numpy(name)
 
     def dtype_source(self, name):
-        # NumPy's bfloat16 is ml_dtypes' (see compat.dtypes)
+        # NumPy's bfloat16 is ml_dtypes' (see compat.core.dtypes)
         return "ml_dtypes.bfloat16" if name == "bfloat16" else f"np.{name}"
 
     def array_source(self, variable, dtype, device=None):

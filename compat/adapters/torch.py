@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from compat import dtypes
+from compat.core import dtypes
 from compat.adapters import Adapter
 
 REDUCE_ALL = "() if axis is None else axis"  # torch reduces every dim for dim=()

@@ -12,7 +12,7 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from compat.strategies import arrays
+from compat.core.strategies import arrays
 
 ELEMENTWISE = ["add", "multiply", "maximum", "less"]
 MAX_DIMS = 6

@@ -1,6 +1,6 @@
 """Gradients: autodiff against the derivative itself and across frameworks.
 
-Random differentiable programs (``compat.strategies.programs``: expression
+Random differentiable programs (``compat.core.strategies.programs``: expression
 trees of depth up to 4 over elementwise, broadcasting, reduction, matmul,
 where, indexing and reshaping operations, kept inside each operation's smooth
 domain) run in every autodiff backend. A gradient has its input's shape
@@ -21,8 +21,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from compat.programs import Node, Program
-from compat.strategies import arrays, program_elements, programs, smooth_at
+from compat.core.programs import Node, Program
+from compat.core.strategies import arrays, program_elements, programs, smooth_at
 
 FLOATS = ["float32", "float64"]
 # the transforms beyond grad cost several gradients per example; they get a quarter of the examples

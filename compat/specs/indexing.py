@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from compat.adapters import backend_array
-from compat.strategies import arrays, dtype_names, shapes
+from compat.core.strategies import arrays, dtype_names, shapes
 
 MAX_SIDE = 4
 

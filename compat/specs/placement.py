@@ -15,8 +15,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from compat import dtypes
-from compat.strategies import dtype_names, shapes
+from compat.core import dtypes
+from compat.core.strategies import dtype_names, shapes
 
 
 def any_values(name: str):

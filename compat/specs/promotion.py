@@ -13,8 +13,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from compat import dtypes
-from compat.strategies import arrays, dtype_names, dtype_pairs, python_scalars, shapes
+from compat.core import dtypes
+from compat.core.strategies import arrays, dtype_names, dtype_pairs, python_scalars, shapes
 
 ARITHMETIC = ["add", "subtract", "multiply", "true_divide", "floor_divide", "remainder", "power", "maximum", "minimum"]
 COMPARISON = ["equal", "not_equal", "less", "less_equal", "greater", "greater_equal"]

@@ -22,7 +22,8 @@ import tempfile
 from functools import cache
 from typing import Any
 
-from compat.adapters import Adapter, Outcome
+from compat.adapters import Adapter
+from compat.core.outcome import Outcome
 
 ATTEMPTS = 5  # the known crashes are intermittent: one call in a few aborts
 TIMEOUT = 120  # seconds per call, the child's framework import included
@@ -58,7 +59,7 @@ def run(adapter: Adapter, op: str, args: tuple, kwargs: dict | None, device: str
 def _run(spec: str, request: bytes) -> Outcome:
     if spec not in _children or _children[spec][0].poll() is not None:
         errors = tempfile.TemporaryFile()  # a file: a pipe nobody reads could fill up and block the child
-        _children[spec] = subprocess.Popen([sys.executable, "-m", "compat.isolation", spec],
+        _children[spec] = subprocess.Popen([sys.executable, "-m", "compat.harness.isolation", spec],
                                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=errors), errors
     child, errors = _children[spec]
     try:
@@ -105,7 +106,7 @@ def death_notice(returncode: int, stderr: str) -> str:
 def child(spec: str) -> None:
     """Serve calls for one adapter until stdin closes."""
     from compat.adapters import load_adapter
-    from compat.isolation import ChildError, receive, send  # this module runs as __main__; use the importable one
+    from compat.harness.isolation import ChildError, receive, send  # this module runs as __main__; use the importable one
 
     from compat.devices import DeviceBuildError
 

@@ -38,9 +38,11 @@ import numpy as np
 
 from packaging.version import InvalidVersion, Version
 
-from compat import dtypes, registry as registry_module, store as store_module
-from compat.records import Run
-from compat.report import promotion_differences
+from compat.core import dtypes
+from compat.results import registry as registry_module
+from compat.results import store as store_module
+from compat.results.records import Run
+from compat.results.report import promotion_differences
 
 EXHAUSTIVE = "every_pair_of_dtypes"  # the promotion specs that check every pair of dtypes
 INVALID = "invalid_ind"                # the indexing specs of out-of-bounds and invalid indices
@@ -79,7 +81,7 @@ CSS = "\n".join([  # written to style.css beside the pages (kept here: an instal
     'padding:0 6px;margin-left:2px}',
     'td.changed{background:#dde7f8;color:#1a3d7a}td.same{color:#667085}',
 ]) + "\n"
-DEFAULT_REGISTRY = Path(__file__).resolve().parent.parent / "fixtures" / "known-divergences.toml"  # as the plugin's
+DEFAULT_REGISTRY = Path(__file__).resolve().parents[2] / "fixtures" / "known-divergences.toml"  # as the plugin's
 
 KEY_FIELDS = ("backend_id", "device", "reference", "family", "op", "kind", "sig_inputs", "sig_expected", "sig_actual")
 
@@ -1045,7 +1047,7 @@ def invalid_spec(spec: str) -> bool:
 
 
 def as_record(d: Divergence) -> dict:
-    """The fields of a divergence record that compat.report's helpers read."""
+    """The fields of a divergence record that compat.results.report's helpers read."""
     return {"backend": {"id": d.backend_id}, "device": d.device, "reference": d.reference, "family": d.family,
             "op": d.op, "kind": d.kind, "signature": {"inputs": d.inputs, "expected": d.expected, "actual": d.actual},
             "count": d.count, "status": d.status, "known": d.known}

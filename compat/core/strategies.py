@@ -16,7 +16,7 @@ import numpy as np
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from compat import dtypes
+from compat.core import dtypes
 
 SMALL = 8  # moderate values lie in [-SMALL, SMALL]
 
@@ -134,7 +134,7 @@ class _Builder:
     """Grows one program; ``values`` of nodes are float64 NumPy results."""
 
     def __init__(self, draw, dtype: str, inputs: list[np.ndarray], max_inputs: int):
-        from compat.programs import Node
+        from compat.core.programs import Node
 
         self.Node, self.draw, self.dtype = Node, draw, dtype
         self.inputs, self.max_inputs = inputs, max_inputs
@@ -247,14 +247,14 @@ def program_elements(dtype: str) -> st.SearchStrategy[float]:
 
 @st.composite
 def programs(draw, dtype: str, max_depth: int = 4, max_inputs: int = 3, scalar: bool = True, shapes=None):
-    """A random differentiable program of float inputs (``compat.programs.Program``).
+    """A random differentiable program of float inputs (``compat.core.programs.Program``).
 
     ``scalar``: the result is reduced to one number as ``sum(tree * weights)``
     with constant random weights (so a gradient is a vector-Jacobian product
     with a generic cotangent, not just ones). ``shapes`` fixes the input
     shapes (default: 1-2 mutually broadcastable shapes of up to 3 dims).
     """
-    from compat.programs import Node, Program
+    from compat.core.programs import Node, Program
 
     if shapes is None:
         count = draw(st.integers(1, 2), label="inputs")

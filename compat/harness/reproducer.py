@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from compat import dtypes
+from compat.core import dtypes
 from compat.adapters import Adapter, BackendArray
 
 INDEXED = ("getitem", "set_at", "add_at", "setitem")  # operations whose second argument is an index
@@ -27,7 +27,7 @@ class Case:
     op: str
     args: tuple
     kwargs: dict = field(default_factory=dict)
-    program: Any = None  # a compat.programs.Program: the function ``f`` an autodiff transform (grad, ...) takes
+    program: Any = None  # a compat.core.programs.Program: the function ``f`` an autodiff transform (grad, ...) takes
 
     def input_tags(self) -> str:
         """Shrink-stable description of the inputs: 'int8,py:int', 'int32,idx(None,int,slice)'."""

@@ -7,8 +7,8 @@ from collections import defaultdict
 from fnmatch import fnmatchcase
 from pathlib import Path
 
-from compat import records as records_module
-from compat.registry import Registry
+from compat.results import records as records_module
+from compat.results.registry import Registry
 
 
 def merge(divergences: list[dict]) -> list[dict]:

@@ -35,7 +35,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from compat import records
+from compat.results import records
 
 DEFAULT_STORE = Path("compat-results") / "compat.sqlite"  # next to the plugin's DEFAULT_RESULTS
 SCHEMA_VERSION = 1  # PRAGMA user_version of a compat store

@@ -3,7 +3,7 @@
 Rules, in order:
 - error parity: one side raised and the other did not, or both raised but in
   different categories -> ``error`` (``crash`` or ``timeout`` when the backend's
-  call killed its process or hung, see ``compat.isolation``); both raised in
+  call killed its process or hung, see ``compat.harness.isolation``); both raised in
   the same category -> agree;
 - the dtype must be equal -> ``dtype``;
 - the shape must be equal -> ``shape`` (values are not compared then);
@@ -30,8 +30,8 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from compat import dtypes
-from compat.adapters import Outcome, repr_scalar
+from compat.core import dtypes
+from compat.core.outcome import Outcome, repr_scalar
 
 ULPS = 4  # allowed error in units of eps of the compared dtype
 ACCUMULATING = {"sum", "prod", "mean", "cumsum", "matmul"}  # rounding grows with the terms added

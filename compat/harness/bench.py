@@ -20,7 +20,8 @@ from collections import defaultdict
 import pytest
 
 from compat import adapters
-from compat.checker import Checker
+import compat.adapters.base
+from compat.harness.checker import Checker
 from compat.specs import DIRECTORY as SPECS
 
 
@@ -36,13 +37,13 @@ class Meter:
     @pytest.hookimpl(wrapper=True, tryfirst=True)
     def pytest_pyfunc_call(self, pyfuncitem):
         checker = pyfuncitem.funcargs.get("xp")
-        start, framework, checking = time.perf_counter(), adapters.framework_seconds, Checker.seconds
+        start, framework, checking = time.perf_counter(), adapters.base.framework_seconds, Checker.seconds
         try:
             return (yield)
         finally:
             if isinstance(checker, Checker):
                 self.wall[checker.family] += time.perf_counter() - start
-                self.framework[checker.family] += adapters.framework_seconds - framework
+                self.framework[checker.family] += adapters.base.framework_seconds - framework
                 self.checker[checker.family] += Checker.seconds - checking
                 self.cases[checker.family] += sum(checker.cases.values())
 

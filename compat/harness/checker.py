@@ -21,12 +21,14 @@ import hypothesis
 
 import numpy as np
 
-from compat import dtypes, oracle
-from compat.adapters import Adapter, Outcome
-from compat.finite_differences import FiniteDifferences
-from compat.programs import Program
-from compat.registry import Entry, Registry
-from compat.reproducer import Case, OnDevice, reproducer
+from compat.core import dtypes
+from compat.core import oracle
+from compat.adapters import Adapter
+from compat.core.outcome import Outcome
+from compat.core.finite_differences import FiniteDifferences
+from compat.core.programs import Program
+from compat.results.registry import Entry, Registry
+from compat.harness.reproducer import Case, OnDevice, reproducer
 
 
 @dataclass

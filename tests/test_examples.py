@@ -1,4 +1,4 @@
-"""Shared failing examples: ``compat.database.example_database`` and ``--compat-examples``.
+"""Shared failing examples: ``compat.harness.examples.example_database`` and ``--compat-examples``.
 
 A failing example that one pytest run saves is replayed first by the next run that
 points at the same database (a directory, or a real Redis server when one is
@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 from hypothesis.database import DirectoryBasedExampleDatabase, MultiplexedDatabase, ReadOnlyDatabase
 
-from compat import database
-from compat.database import ExamplesError, example_database
+from compat.harness import examples as database
+from compat.harness.examples import ExamplesError, example_database
 from tests.helpers import Jobs, nonempty_lines, output, run_pytest
 
 THRESHOLD = 1000  # the tiny test fails for n >= THRESHOLD: Hypothesis shrinks every failure to exactly this
@@ -42,7 +42,7 @@ import importlib.metadata
 try:
     importlib.metadata.distribution("compat")
 except importlib.metadata.PackageNotFoundError:
-    pytest_plugins = ["compat.plugin"]
+    pytest_plugins = ["compat.harness.plugin"]
 """
 REDIS_SERVER = shutil.which("redis-server")
 

@@ -24,12 +24,14 @@ import hypothesis
 import pytest
 from hypothesis import HealthCheck, Phase, settings
 
-from compat import adapters, registry, report
+from compat import adapters
+from compat.results import registry
+from compat.results import report
 from compat.adapters import AdapterError, BackendMissing
-from compat.checker import Checker, backend_json, unwrap
-from compat.records import RecordWriter, ResultsError, check_writable
+from compat.harness.checker import Checker, backend_json, unwrap
+from compat.results.records import RecordWriter, ResultsError, check_writable
 
-DEFAULT_REGISTRY = Path(__file__).resolve().parent.parent / "fixtures" / "known-divergences.toml"
+DEFAULT_REGISTRY = Path(__file__).resolve().parents[2] / "fixtures" / "known-divergences.toml"
 DEFAULT_RESULTS = "compat-results"
 DEVICE_EXAMPLES = 0.2  # default share of examples for device params (--device-examples)
 
@@ -73,7 +75,7 @@ def pytest_addoption(parser):
                     help="what a backend's devices are compared with (default: its CPU, e.g. tensorflow:CPU:0)")
     group.addoption("--compat-registry", default=None, metavar="FILE",
                     help="known-divergence registry (default: fixtures/known-divergences.toml of this checkout)")
-    from compat import database
+    from compat.harness import examples as database
     group.addoption("--compat-examples", default=database.default_spec(), metavar="DB", help=database.HELP)
 
 
@@ -237,7 +239,7 @@ def pytest_configure(config):
     if config.getoption("hypothesis_profile", None) is None:
         settings.load_profile("ci" if os.environ.get("CI") else "dev")
     if config.getoption("compat_examples"):  # the chosen example database, with the profile's other settings
-        from compat.database import ExamplesError, example_database
+        from compat.harness.examples import ExamplesError, example_database
         try:
             examples = example_database(config.getoption("compat_examples"))
         except ExamplesError as error:

@@ -21,8 +21,9 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from compat import adapters, records
-from compat.report import table
+from compat import adapters
+from compat.results import records
+from compat.results.report import table
 from compat.specs import DIRECTORY as SPECS
 
 

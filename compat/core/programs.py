@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from compat.adapters import Adapter
-from compat.reproducer import array_source, index_source, value_source
+from compat.harness.reproducer import array_source, index_source, value_source
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,109 @@
+"""What one call produced: a value (as NumPy) or an exception, and how values are
+shown in records and messages."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+@dataclass
+class Outcome:
+    """What one call produced: a value (as NumPy) or an exception."""
+
+    values: np.ndarray | None = None
+    dtype: str | None = None
+    shape: tuple[int, ...] | None = None
+    device: str | None = None
+    error: BaseException | None = None
+    error_category: str | None = None
+    parts: list[Outcome] | None = None  # a call that returns several arrays (gradients of x0, x1, ...)
+    tolerance: np.ndarray | None = None  # allowed absolute error per element, where the reference knows it
+
+    @property
+    def raised(self) -> bool:
+        return self.error is not None
+
+    def describe(self) -> str:
+        if self.raised:
+            return f"raised {error_type(self.error).rpartition('.')[2]} ({self.error_category}): {first_line(self.error)}"
+        if self.parts is not None:
+            return "(" + "; ".join(p.describe() for p in self.parts) + ")"
+        if self.values is None:
+            return "None" if self.shape is None else f"shape {self.shape}"
+        return f"{self.dtype}{list(self.shape)} {format_values(self.values)}"
+
+    def to_json(self) -> dict[str, Any]:
+        if self.raised:
+            return {
+                "error": {
+                    "type": error_type(self.error),
+                    "category": self.error_category,
+                    "message": first_line(self.error),
+                }
+            }
+        if self.parts is not None:
+            return {"parts": [p.to_json() for p in self.parts]}
+        out: dict[str, Any] = {"shape": list(self.shape) if self.shape is not None else None}
+        if self.values is not None:
+            out["dtype"] = self.dtype
+            out["values"] = json_values(self.values)
+        if self.device is not None:
+            out["device"] = self.device
+        return out
+
+
+def error_type(error: BaseException) -> str:
+    """'module.Class' of an exception; an exception from a child process keeps its original type."""
+    return getattr(error, "type_name", None) or f"{type(error).__module__}.{type(error).__qualname__}"
+
+
+def first_line(error: BaseException) -> str:
+    text = str(error).strip().splitlines()
+    return text[0][:300] if text else type(error).__name__
+
+
+def format_values(values: np.ndarray, limit: int = 8) -> str:
+    flat = values.reshape(-1)
+    shown = ", ".join(repr_scalar(v) for v in flat[:limit])
+    more = f", ... ({flat.size} values)" if flat.size > limit else ""
+    return f"[{shown}{more}]"
+
+
+def repr_scalar(value) -> str:
+    if isinstance(value, (np.bool_, bool)):
+        return str(bool(value))
+    if np.iscomplexobj(value):
+        return repr(complex(value))
+    if isinstance(value, (np.floating, float)) or (hasattr(value, "dtype") and value.dtype.kind == "V"):
+        return repr(float(value))
+    try:
+        return str(int(value))
+    except (TypeError, ValueError):
+        return repr(float(value))
+
+
+def json_values(values: np.ndarray, limit: int = 64) -> list:
+    """Values for a record: JSON-safe, NaN/inf as strings, complex as [re, im]."""
+    flat = values.reshape(-1)[:limit]
+    return [json_scalar(v) for v in flat]
+
+
+def json_scalar(value):
+    if isinstance(value, (np.bool_, bool)):
+        return bool(value)
+    if np.iscomplexobj(value):
+        return [json_scalar(np.real(value)), json_scalar(np.imag(value))]
+    if isinstance(value, (np.integer, int)):
+        return int(value)
+    f = float(value)
+    if np.isnan(f):
+        return "nan"
+    if np.isinf(f):
+        return "inf" if f > 0 else "-inf"
+    if f == 0 and np.signbit(f):
+        return "-0.0"
+    return f
+
+
