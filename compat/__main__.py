@@ -120,7 +120,7 @@ def devices_command(args) -> int:
             if not adapter.plugin_devices():
                 continue
             start = time.perf_counter()
-            adapter.prepare_devices(load=False)
+            adapter.plugin.prepare(load=False)
             print(f"{adapter.name}: {', '.join(adapter.plugin_devices())} ready in {time.perf_counter() - start:.1f} s (builds are cached)")
             continue
         child = subprocess.run([sys.executable, "-c", LIST_DEVICES, adapter.spec], capture_output=True, text=True)
@@ -140,7 +140,8 @@ from compat.devices import DeviceBuildError
 adapter = load_adapter(sys.argv[1])
 note = ""
 try:
-    adapter.prepare_devices()
+    if adapter.plugin is not None:
+        adapter.plugin.prepare()
 except DeviceBuildError as error:
     note = f"  (plug-ins not available: {error})"
 plugins = set(adapter.plugin_devices())

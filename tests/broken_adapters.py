@@ -25,8 +25,8 @@ class Int8Uint8PromotesToInt8(NumpyAdapter):
 
     name = "broken_int8_uint8"
 
-    def run(self, op, args, kwargs=None, device=None):
-        outcome = super().run(op, args, kwargs, device)
+    def call(self, op, args, kwargs=None, device=None):
+        outcome = super().call(op, args, kwargs, device)
         array_dtypes = sorted(a.dtype.name for a in args if isinstance(a, np.ndarray))
         if not outcome.raised and outcome.values is not None and array_dtypes == ["int8", "uint8"]:
             with np.errstate(all="ignore"):
@@ -39,8 +39,8 @@ class Int32PlusFloatStaysInt32(NumpyAdapter):
 
     name = "broken_int32_pyfloat"
 
-    def run(self, op, args, kwargs=None, device=None):
-        outcome = super().run(op, args, kwargs, device)
+    def call(self, op, args, kwargs=None, device=None):
+        outcome = super().call(op, args, kwargs, device)
         has_int32 = any(isinstance(a, np.ndarray) and a.dtype == np.int32 for a in args)
         has_float = any(type(a) is float for a in args)
         if has_int32 and has_float and not outcome.raised and outcome.values is not None and outcome.values.dtype.kind == "f":
@@ -55,8 +55,8 @@ class AddBroadcastsWrongly(NumpyAdapter):
 
     name = "broken_broadcast"
 
-    def run(self, op, args, kwargs=None, device=None):
-        outcome = super().run(op, args, kwargs, device)
+    def call(self, op, args, kwargs=None, device=None):
+        outcome = super().call(op, args, kwargs, device)
         operands = [a for a in args if isinstance(a, np.ndarray)]
         if op != "add" or outcome.raised or outcome.values is None or len({a.shape for a in operands}) < 2:
             return outcome
@@ -74,8 +74,8 @@ class Float32SlightlyOff(NumpyAdapter):
 
     name = "broken_float32_value"
 
-    def run(self, op, args, kwargs=None, device=None):
-        outcome = super().run(op, args, kwargs, device)
+    def call(self, op, args, kwargs=None, device=None):
+        outcome = super().call(op, args, kwargs, device)
         if not outcome.raised and outcome.values is not None and outcome.values.dtype == np.float32:
             return with_values(outcome, (outcome.values * np.float32(1 + 1e-4)).astype(np.float32))
         return outcome
@@ -118,7 +118,7 @@ class NegativeStepSliceOffByOne(NumpyAdapter):
 
     name = "broken_negative_step"
 
-    def run(self, op, args, kwargs=None, device=None):
+    def call(self, op, args, kwargs=None, device=None):
         if op == "getitem" and isinstance(args[0], np.ndarray):
             x, index = args[0], args[1]
             items = IndexItems.of(index)
@@ -133,7 +133,7 @@ class NegativeStepSliceOffByOne(NumpyAdapter):
                                 else slice(0, 0, item.step)
                     changed.append(item)
                 args = (x, tuple(changed) if isinstance(index, tuple) else changed[0], *args[2:])
-        return super().run(op, args, kwargs, device)
+        return super().call(op, args, kwargs, device)
 
 
 class AdvancedIndicesLeftInPlace(NumpyAdapter):
@@ -143,8 +143,8 @@ class AdvancedIndicesLeftInPlace(NumpyAdapter):
 
     name = "broken_advanced_order"
 
-    def run(self, op, args, kwargs=None, device=None):
-        outcome = super().run(op, args, kwargs, device)
+    def call(self, op, args, kwargs=None, device=None):
+        outcome = super().call(op, args, kwargs, device)
         if op != "getitem" or outcome.raised or outcome.values is None or not isinstance(args[1], tuple):
             return outcome
         x, items = args[0], args[1]
@@ -168,7 +168,7 @@ class OutOfBoundsIndicesClamped(NumpyAdapter):
 
     name = "broken_clamp"
 
-    def run(self, op, args, kwargs=None, device=None):
+    def call(self, op, args, kwargs=None, device=None):
         if op == "getitem" and isinstance(args[0], np.ndarray):
             x, index = args[0], args[1]
             items = IndexItems.of(index)
@@ -182,7 +182,7 @@ class OutOfBoundsIndicesClamped(NumpyAdapter):
                         item = np.clip(item, -side, side - 1).astype(item.dtype)
                 changed.append(item)
             args = (x, tuple(changed) if isinstance(index, tuple) else changed[0], *args[2:])
-        return super().run(op, args, kwargs, device)
+        return super().call(op, args, kwargs, device)
 
 
 class AddAtLastWriteWins(NumpyAdapter):
@@ -191,8 +191,8 @@ class AddAtLastWriteWins(NumpyAdapter):
 
     name = "broken_duplicate_add"
 
-    def run(self, op, args, kwargs=None, device=None):
-        outcome = super().run(op, args, kwargs, device)
+    def call(self, op, args, kwargs=None, device=None):
+        outcome = super().call(op, args, kwargs, device)
         if op != "add_at" or outcome.raised or outcome.values is None:
             return outcome
         x, index, values = args[:3]
@@ -206,11 +206,32 @@ class AddAtLastWriteWins(NumpyAdapter):
 from compat.adapters.torch import TorchAdapter  # noqa: E402 - the gradient plants need torch; the others do not
 
 
+def tanh_with_gradient_off(x):
+    import torch
+
+    return torch.tanh(x) + 0.01 * (torch.tanh(x) - torch.tanh(x).detach())
+
+
+def grad_of_broadcast_inputs(f, *xs):
+    import torch
+
+    shape = torch.broadcast_shapes(*(x.shape for x in xs))
+    xs = [x.detach().expand(shape).clone().requires_grad_() for x in xs]
+    return torch.autograd.grad(f(*xs), xs)
+
+
+def grad_in_float64(f, *xs):
+    import torch
+
+    xs = [x.detach().requires_grad_() for x in xs]
+    return tuple(g.double() for g in torch.autograd.grad(f(*xs), xs))
+
+
 class TanhGradientOffByOnePercent(TorchAdapter):
     """tanh's values are exact, its gradient is 1.01 times too large."""
 
     name = "broken_tanh_gradient"
-    OPS = {**TorchAdapter.OPS, "tanh": "lambda x: torch.tanh(x) + 0.01 * (torch.tanh(x) - torch.tanh(x).detach())"}
+    OPS = {**TorchAdapter.OPS, "tanh": tanh_with_gradient_off}
 
 
 class GradientNotReducedOverBroadcast(TorchAdapter):
@@ -218,19 +239,14 @@ class GradientNotReducedOverBroadcast(TorchAdapter):
     input's gradient keeps the broadcast shape instead of being summed back."""
 
     name = "broken_unreduced_gradient"
-    OPS = {**TorchAdapter.OPS, "grad": "def grad(f, *xs):\n"
-           "    shape = torch.broadcast_shapes(*(x.shape for x in xs))\n"
-           "    xs = [x.detach().expand(shape).clone().requires_grad_() for x in xs]\n"
-           "    return torch.autograd.grad(f(*xs), xs)\n"}
+    OPS = {**TorchAdapter.OPS, "grad": grad_of_broadcast_inputs}
 
 
 class Float64GradientsForFloat32(TorchAdapter):
     """Gradients come back as float64 whatever the input dtype."""
 
     name = "broken_float64_gradient"
-    OPS = {**TorchAdapter.OPS, "grad": "def grad(f, *xs):\n"
-           "    xs = [x.detach().requires_grad_() for x in xs]\n"
-           "    return tuple(g.double() for g in torch.autograd.grad(f(*xs), xs))\n"}
+    OPS = {**TorchAdapter.OPS, "grad": grad_in_float64}
 
 
 # -- isolation (tests/test_isolation.py)

@@ -10,7 +10,7 @@ import pytest
 
 from compat.core import dtypes
 from compat.harness.plugin import select
-from compat.harness.reproducer import array_source
+from compat.core.source import array_source
 
 # bit patterns that a conversion through another dtype can change: NaNs of both signs
 # with payloads (quiet and signalling), -0.0, the smallest subnormal, infinity

@@ -1,24 +1,17 @@
-"""The Adapter protocol, the Outcome it returns, and adapter discovery.
-
-An adapter is one small class per backend (einops-style). It knows how to
-turn NumPy inputs into backend values on a device, how to call an operation
-of the backend's NumPy-like API by its NumPy name, and how to turn the result
-back into an Outcome. It knows nothing about records, registries or specs.
-
-Operations are named as in NumPy (``add``, ``floor_divide``, ``matmul``...).
-An adapter maps a name to source text (``OPS``): the same text is evaluated
-to get the callable and pasted into reproducer snippets, so a reproducer runs
-exactly what the harness ran.
-"""
+"""Adapters, one small module per backend behind one protocol (``base.Adapter``), and
+their discovery: compat's own, those of the ``compat.adapters`` entry-point group,
+and ``package.module:Class`` paths."""
 
 from __future__ import annotations
 
 import importlib
 import importlib.metadata
 
-from compat.adapters.base import Adapter, AdapterError, BackendArray, BackendMissing, Unsupported, backend_array
-from compat.core.outcome import Outcome
+from compat.adapters.base import Adapter, AdapterError, BackendMissing, Unsupported, unsupported
+from compat.core.source import backend_array
 
+__all__ = ["Adapter", "AdapterError", "BackendMissing", "Unsupported", "backend_array", "load_adapter", "registered",
+           "resolve", "unsupported"]
 
 BUILTIN = {
     "numpy": "compat.adapters.numpy:NumpyAdapter",

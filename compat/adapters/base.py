@@ -1,35 +1,41 @@
-"""The Adapter base class: how compat talks to one backend."""
+"""The Adapter: how compat talks to one backend.
+
+An adapter is one small class per backend (einops-style). Its core turns NumPy
+inputs into backend values on a device and back, calls an operation by its NumPy
+name, and names dtypes, devices and errors in compat's terms. It knows nothing of
+records, registries or specs; plug-in devices have their own protocol
+(``compat.devices.PluginDevices``), which an adapter names in ``plugin``.
+
+Which operations exist is compat's table (``compat.core.ops``). An adapter calls
+``<namespace>.<name>`` for each, unless ``OPS`` maps it to another dotted name
+(``"torch.eq"``, resolved against ``imports``; ``"ops.set_at"``, a function of the
+backend's ``*_ops`` module, for operations that take several statements) or declares it
+``unsupported("reason")``. A name that does not resolve is an ``AdapterError`` at
+start-up (``check_operations``), never a silent skip. Reproducers are written from
+the same mapping: the dotted name, or the function's own source.
+"""
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import importlib.metadata
 import importlib.util
-import operator
-import time
+import inspect
+import types
 import warnings
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
 
-from compat.core import dtypes
+from compat.core import dtypes, ops
 from compat.core.outcome import Outcome
-
-class Unsupported(Exception):
-    """The backend has no such operation."""
-
-
-class BackendArray(np.ndarray):
-    """A NumPy array the adapter converts to a backend array even where it is
-    nested (an index array inside an index tuple); NumPy treats it as an ndarray."""
-
-
-def backend_array(values) -> BackendArray:
-    return np.asarray(values).view(BackendArray)
+from compat.core.source import BackendArray, function_source
 
 
 class AdapterError(Exception):
-    """An adapter could not be found or loaded (one-line message for users)."""
+    """An adapter could not be found, loaded or used (one-line message for users)."""
 
 
 class BackendMissing(AdapterError):
@@ -40,30 +46,41 @@ class BackendMissing(AdapterError):
         self.backend = backend
 
 
-# Seconds spent inside framework code (conversions and the call itself);
-# the benchmark compares it with wall time to measure harness overhead.
-framework_seconds = 0.0
+@dataclass(frozen=True)
+class Unsupported:
+    """An operation an adapter declares it does not have, and why."""
+
+    reason: str
+
+
+def unsupported(reason: str) -> Unsupported:
+    return Unsupported(reason)
+
+
+class UnsupportedOperation(Exception):
+    """Raised when a declared-unsupported operation is called anyway."""
+
+
+@dataclass(frozen=True)
+class OpSource:
+    """How a reproducer spells an operation: an expression, and the definitions it needs first."""
+
+    expression: str
+    definitions: str = ""
 
 
 class Adapter:
-    """Base class of the adapters; subclasses fill in the class attributes.
-
-    ``namespace`` is the source name of the backend's NumPy-like module in
-    reproducers (``np``, ``torch``, ``jnp``, ``tnp``); ``imports`` are the
-    import lines that define it. ``OPS`` overrides ``namespace.<op>`` for
-    operations spelled differently: an expression, or a ``def <op>(...)``
-    block for operations that take several statements (functional updates).
-    ``getitem`` is Python's ``x[index]`` everywhere.
-    """
+    """Base class of the adapters; subclasses fill in the class attributes."""
 
     name: ClassVar[str] = "base"
     requires: ClassVar[str] = "numpy"  # import name checked before use
-    namespace: ClassVar[str] = "np"
-    imports: ClassVar[tuple[str, ...]] = ("import numpy as np",)
-    OPS: ClassVar[dict[str, str]] = {}
-    # label -> config; configs run by default are listed in DEFAULT_CONFIGS
-    CONFIGS: ClassVar[dict[str, dict[str, Any]]] = {"": {}}
-    DEFAULT_CONFIGS: ClassVar[tuple[str, ...]] = ("",)
+    namespace: ClassVar[str] = "np"  # alias of the backend's NumPy-like module
+    imports: ClassVar[dict[str, str]] = {"np": "numpy"}  # alias -> module, as reproducers import them
+    OPS: ClassVar[dict[str, str | Unsupported]] = {}
+    CONFIGS: ClassVar[dict[str, dict[str, Any]]] = {"": {}}  # label -> config
+    DEFAULT_CONFIGS: ClassVar[tuple[str, ...]] = ("",)  # the configs a bare backend name selects
+    reference_device: ClassVar[str] = "cpu:0"  # what other devices are compared with
+    plugin: ClassVar[Any] = None  # compat.devices.PluginDevices: compat's reference plug-ins for this backend
 
     def __init__(self, label: str = "") -> None:
         if label not in self.CONFIGS:
@@ -73,8 +90,9 @@ class Adapter:
         self.spec = self.id  # how load_adapter finds this adapter again (set by resolve)
         self.config = dict(self.CONFIGS[label])
         self._functions: dict[str, Any] = {}
+        self._version: str | None = None
 
-    # -- identity --------------------------------------------------------
+    # -- identity ------------------------------------------------------------------
     @property
     def id(self) -> str:
         return f"{self.name}[{self.label}]" if self.label else self.name
@@ -84,154 +102,88 @@ class Adapter:
         return importlib.util.find_spec(cls.requires) is not None
 
     def version(self) -> str:
-        if not hasattr(self, "_version"):  # importlib.metadata costs milliseconds per call
+        if self._version is None:  # importlib.metadata costs milliseconds per call
             self._version = importlib.metadata.version(self.distribution())
         return self._version
 
     def distribution(self) -> str:
         return self.requires
 
-    # -- devices -------------------------------------------------------------
-    reference_device: ClassVar[str] = "cpu:0"  # what other devices are compared with
+    # -- operations ----------------------------------------------------------------
+    def target(self, op: str) -> str | Unsupported | types.FunctionType:
+        """What ``op`` is in this backend: a dotted name, a shared Python function, or a declaration."""
+        if op in self.OPS:
+            return self.OPS[op]
+        declared = ops.get(op)
+        return declared.python if declared.python is not None else f"{self.namespace}.{op}"
 
-    def devices(self) -> list[str]:
-        """Every device the backend sees in this process."""
-        return [self.reference_device]
-
-    def placement_on(self, device: str) -> str | None:
-        """The ``device`` argument that computes on the reference ``device``: the
-        device itself, or None where default placement puts values there anyway."""
-        return device
-
-    def plugin_devices(self) -> list[str]:
-        """Devices compat itself can give this backend (its reference plug-ins), checked by default."""
-        return []
-
-    def prepare_devices(self, load: bool = True) -> None:
-        """Build the reference plug-ins (cached) and, with ``load``, make them
-        visible in this process; before the framework starts. Raises
-        compat.devices.DeviceBuildError with a one-line reason."""
-
-    def faults(self) -> dict[str, str]:
-        """The reference plug-in's named faults (name -> what goes wrong), for the self-test."""
-        return {}
-
-    def set_fault(self, name: str | None, seed: int = 0) -> None:
-        """Switch a plug-in fault on (None: off) in this process."""
-        raise NotImplementedError(f"{self.id} has no fault injection")
-
-    def kernel_counters(self) -> dict[str, dict[str, int]] | None:
-        """Plug-in kernel launches since the last reset: op -> {"device": n, "fallback": n}; None if no plug-in."""
-        return None
-
-    def reset_kernel_counters(self) -> None:
-        pass
-
-    def device_scope(self, device: str | None):
-        """A context manager in which operations run on ``device``."""
-        import contextlib
-
-        return contextlib.nullcontext()
-
-    def device_lines(self, device: str) -> list[str]:
-        """Reproducer lines that make ``device`` exist (load a plug-in, ...)."""
-        return []
-
-    def scope_source(self, device: str) -> str | None:
-        """Reproducer line opening a block that runs on ``device`` (TensorFlow), or None."""
-        return None
-
-    # -- conversions (override per framework) ------------------------------
-    def from_numpy(self, array: np.ndarray, device: str | None):
-        raise NotImplementedError
-
-    def to_numpy(self, value) -> np.ndarray:
-        raise NotImplementedError
-
-    def device_of(self, value) -> str | None:
-        return None
-
-    def dtype(self, name: str):
-        """The backend's dtype object for a canonical dtype name."""
-        return eval(self.dtype_source(name), self.source_globals())
-
-    def dtype_source(self, name: str) -> str:
-        return f"{self.namespace}.{name}"
-
-    def array_source(self, variable: str, dtype: str, device: str | None = None) -> str:
-        """Source text converting the NumPy array in ``variable`` (of canonical ``dtype``) onto ``device``."""
-        return f"{self.namespace}.asarray({variable})"
-
-    def setup_lines(self) -> list[str]:
-        """Source lines that put the backend into this adapter's config."""
-        return []
-
-    def is_shape(self, value) -> bool:
-        return isinstance(value, tuple) and all(isinstance(v, int) for v in value)
-
-    # -- calling -----------------------------------------------------------
-    def op_source(self, op: str) -> str:
-        if op == "getitem":
-            return "operator.getitem"
-        return self.OPS.get(op, f"{self.namespace}.{op}")
-
-    def supports(self, op: str) -> bool:
-        try:
-            self.function(op)
-        except Unsupported:
-            return False
-        return True
-
-    def source_globals(self) -> dict[str, Any]:
-        namespace: dict[str, Any] = {}
-        for line in self.imports:
-            exec(line, namespace)
-        return namespace
+    def unsupported(self, op: str) -> str | None:
+        """The reason this adapter gives for not having ``op``, or None if it has it."""
+        target = self.target(op)
+        return target.reason if isinstance(target, Unsupported) else None
 
     def function(self, op: str):
+        """The callable of ``op``; AdapterError if the adapter maps it to nothing."""
         if op not in self._functions:
-            source, namespace = self.op_source(op), self.source_globals()
-            try:
-                if source.startswith("def "):
-                    exec(source, namespace)
-                    self._functions[op] = namespace[op]
-                else:
-                    self._functions[op] = eval(source, {"operator": operator, **namespace})
-            except AttributeError as error:
-                raise Unsupported(f"{self.id} has no {op} ({source})") from error
+            target = self.target(op)
+            if isinstance(target, Unsupported):
+                raise UnsupportedOperation(f"{self.id} has no {op}: {target.reason}")
+            if isinstance(target, str):
+                try:
+                    target = self.resolve(target)
+                except AdapterError as error:
+                    raise AdapterError(f"adapter {self.id} maps operation {op!r} to {self.target(op)}, which does not "
+                                       f"exist ({error}): map it to {self.name}'s spelling in OPS or declare it "
+                                       f"unsupported(reason)") from None
+            self._functions[op] = target
         return self._functions[op]
 
-    def convert(self, value, device):
-        """Arguments to backend values: top-level arrays, and BackendArrays anywhere."""
-        if isinstance(value, BackendArray):
-            return self.from_numpy(np.asarray(value), device)
-        if isinstance(value, np.ndarray):
-            return self.from_numpy(value, device)
-        if isinstance(value, tuple):
-            return tuple(v if isinstance(v, np.ndarray) and not isinstance(v, BackendArray) else self.convert(v, device)
-                         for v in value)
+    def resolve(self, path: str):
+        """The object a dotted name like ``torch.linalg.norm`` names, through ``imports``."""
+        alias, _, attributes = path.partition(".")
+        if alias not in self.imports:
+            raise AdapterError(f"{alias!r} is not one of its imports ({', '.join(self.imports)})")
+        value = importlib.import_module(self.imports[alias])
+        for attribute in filter(None, attributes.split(".")):
+            if not hasattr(value, attribute):
+                raise AdapterError(f"{value.__name__} has no {attribute!r}")
+            value = getattr(value, attribute)
         return value
 
-    def run(self, op: str, args: tuple, kwargs: dict | None = None, device: str | None = None) -> Outcome:
-        """Call ``op`` on ``args`` (NumPy arrays and Python values) on ``device``;
-        calls that can kill the process run in a child process (their time,
-        the child's attempts included, counts as framework time)."""
-        global framework_seconds
-        start = time.perf_counter()
-        try:
-            if self.isolate(op, args):
-                from compat.harness import isolation
+    def check_operations(self) -> None:
+        """Resolve every operation of compat's table: a mapping to something that does not
+        exist stops the run here, with one line naming the adapter and the operation."""
+        for op in ops.OPS:
+            if self.unsupported(op) is None:
+                self.function(op)
 
-                return isolation.run(self, op, args, kwargs, device)
-            return self.call(op, args, kwargs, device)
-        finally:
-            framework_seconds += time.perf_counter() - start
+    def op_source(self, op: str) -> OpSource:
+        """How a reproducer calls ``op`` in this backend: the dotted name, or the source
+        of the function compat wrote for it (renamed after the backend, with its helpers)."""
+        target = self.target(op)
+        if isinstance(target, Unsupported):
+            raise UnsupportedOperation(f"{self.id} has no {op}: {target.reason}")
+        if isinstance(target, str):
+            if not is_compat_function(self.resolve(target)):
+                return OpSource(target)
+            target = self.resolve(target)
+        if not is_compat_function(target):  # a builtin, such as operator.getitem
+            return OpSource(f"{target.__module__}.{target.__name__}")
+        prefix = f"{self.name.replace('-', '_')}_"
+        module = vars(importlib.import_module(target.__module__))
+        rename = {name: prefix + name for name, value in module.items()
+                  if is_compat_function(value) and value.__module__ == target.__module__}
+        return OpSource(prefix + inspect.unwrap(target).__name__, function_source(target, rename))
 
-    def isolate(self, op: str, args: tuple) -> bool:
-        """True for calls known to abort the interpreter now and then (framework bugs)."""
-        return False
+    def import_lines(self) -> list[str]:
+        """The reproducer's imports of the backend (compat's own modules are pasted, not imported)."""
+        return [f"import {module}" if alias == module else f"import {module} as {alias}"
+                for alias, module in self.imports.items() if not module.startswith("compat.")]
 
+    # -- calling -------------------------------------------------------------------
     def call(self, op: str, args: tuple, kwargs: dict | None = None, device: str | None = None) -> Outcome:
+        """Run ``op(*args, **kwargs)`` (NumPy arrays and Python values) on ``device``;
+        an exception the backend raises is an outcome like any other."""
         try:
             with self.context(), self.device_scope(device), warnings.catch_warnings():
                 warnings.simplefilter("ignore")  # numpy's "divide by zero" etc. are not results
@@ -239,14 +191,51 @@ class Adapter:
                 backend_args = [self.convert(a, device) for a in args]
                 backend_kwargs = {k: self.dtype(v) if k == "dtype" else v for k, v in (kwargs or {}).items()}
                 return self.outcome(fn(*backend_args, **backend_kwargs))
-        except Exception as error:  # a raised error is a result like any other
+        except Exception as error:
             return Outcome(error=error, error_category=self.classify(error))
+
+    def isolate(self, op: str, args: tuple) -> bool:
+        """True for calls known to abort the interpreter now and then (framework bugs):
+        the harness runs those in a child process."""
+        return False
 
     def context(self):
         """A context manager that applies this adapter's config around a call."""
-        import contextlib
-
         return contextlib.nullcontext()
+
+    def setup_lines(self) -> list[str]:
+        """Reproducer lines that put the backend into this adapter's config (``context``'s twin)."""
+        return []
+
+    # -- values --------------------------------------------------------------------
+    def from_numpy(self, array: np.ndarray, device: str | None):
+        raise NotImplementedError
+
+    def array_source(self, variable: str, dtype: str, device: str | None = None) -> str:
+        """Reproducer text converting the NumPy array in ``variable`` (``from_numpy``'s twin)."""
+        return f"{self.namespace}.asarray({variable})"
+
+    def to_numpy(self, value) -> np.ndarray:
+        raise NotImplementedError
+
+    def dtype_source(self, name: str) -> str:
+        return f"{self.namespace}.{name}"
+
+    def dtype(self, name: str):
+        """The backend's dtype object for a canonical dtype name."""
+        return self.resolve(self.dtype_source(name))
+
+    def is_shape(self, value) -> bool:
+        return isinstance(value, tuple) and all(isinstance(v, int) for v in value)
+
+    def convert(self, value, device):
+        """Arguments to backend values: top-level arrays, and BackendArrays anywhere."""
+        if isinstance(value, np.ndarray):
+            return self.from_numpy(np.asarray(value), device)
+        if isinstance(value, tuple):
+            return tuple(v if isinstance(v, np.ndarray) and not isinstance(v, BackendArray) else self.convert(v, device)
+                         for v in value)
+        return value
 
     def outcome(self, result) -> Outcome:
         if result is None:  # TensorFlow's gradient of an input it cannot differentiate
@@ -256,17 +245,13 @@ class Adapter:
         if self.is_shape(result):
             return Outcome(shape=tuple(int(v) for v in result))
         values = self.to_numpy(result)
-        return Outcome(
-            values=values,
-            dtype=dtypes.name_of(values.dtype),
-            shape=tuple(values.shape),
-            device=self.device_of(result),
-        )
+        return Outcome(values=values, dtype=dtypes.name_of(values.dtype), shape=tuple(values.shape),
+                       device=self.device_of(result))
 
     def classify(self, error: BaseException) -> str:
         """A coarse, framework-neutral category for an exception."""
         message = str(error).lower()
-        if isinstance(error, Unsupported):
+        if isinstance(error, UnsupportedOperation):
             return "unsupported"
         if isinstance(error, IndexError) or (("bounds" in message or "out of range" in message) and "ind" in message):
             return "index"
@@ -284,4 +269,32 @@ class Adapter:
             return "value"
         return "other"
 
+    # -- devices -------------------------------------------------------------------
+    def devices(self) -> list[str]:
+        """Every device the backend sees in this process."""
+        return [self.reference_device]
 
+    def device_of(self, value) -> str | None:
+        return None
+
+    def placement_on(self, device: str) -> str | None:
+        """The ``device`` argument that computes on the reference ``device``: the
+        device itself, or None where default placement puts values there anyway."""
+        return device
+
+    def device_scope(self, device: str | None):
+        """A context manager in which operations run on ``device``."""
+        return contextlib.nullcontext()
+
+    def scope_source(self, device: str) -> str | None:
+        """Reproducer line opening a block that runs on ``device`` (``device_scope``'s twin), or None."""
+        return None
+
+    def plugin_devices(self) -> list[str]:
+        """Devices compat itself gives this backend (its reference plug-ins), checked by default."""
+        return list(self.plugin.names) if self.plugin is not None else []
+
+
+def is_compat_function(value) -> bool:
+    """A function compat wrote (decorated ones too: tf.function), whose source a reproducer pastes."""
+    return isinstance(inspect.unwrap(value), types.FunctionType) and getattr(value, "__module__", "").startswith("compat.")

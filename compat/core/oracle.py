@@ -30,17 +30,16 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from compat.core import dtypes
+from compat.core import dtypes, ops
 from compat.core.outcome import Outcome, repr_scalar
 
 ULPS = 4  # allowed error in units of eps of the compared dtype
-ACCUMULATING = {"sum", "prod", "mean", "cumsum", "matmul"}  # rounding grows with the terms added
 
 
 def tolerance_ulps(op: str, arrays) -> float:
     """ULPS, times the number of input elements for operations that accumulate
     (their result depends on summation order, which no framework promises)."""
-    if op in ACCUMULATING:
+    if ops.get(op).accumulates:
         return ULPS * max([1] + [a.size for a in arrays])
     return ULPS
 

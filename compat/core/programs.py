@@ -11,23 +11,21 @@ constants ``c0, c1, ...`` (weights, masks, index arrays: never differentiated).
 
 from __future__ import annotations
 
-import operator
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from compat.adapters import Adapter
-from compat.harness.reproducer import array_source, index_source, value_source
+from compat.core import ops
+from compat.core.source import array_source, index_source, value_source
 
 
 @dataclass(frozen=True)
 class Node:
-    op: str  # "input", "const", "getitem", or an op name such as "tanh", "sum"
+    op: str  # "input", "const", or an operation of compat.core.ops such as "tanh", "sum", "getitem"
     args: tuple = ()  # child nodes
-    params: tuple = ()  # positional arguments after the children: a shape, axes
+    params: tuple = ()  # positional arguments after the children: a shape, axes, getitem's index
     kwargs: tuple = ()  # (name, value) pairs: axis=, keepdims=
     slot: int = 0  # input or constant number
-    index: object = None  # getitem's index
 
     def ops(self) -> set[str]:
         own = set() if self.op in ("input", "const") else {self.op}
@@ -42,13 +40,13 @@ class Program:
     inputs: tuple[np.ndarray, ...]
     constants: tuple[np.ndarray, ...] = field(default=())
 
-    def bind(self, adapter: Adapter, device: str | None = None, observe=None, operand=None):
+    def bind(self, adapter, device: str | None = None, observe=None, operand=None):
         """The program as a function of backend arrays, built from the adapter's ops;
         ``observe`` (if given) sees the value of every operation, and
         ``operand(key, value)`` (if given) replaces each operand of each operation
         (key: which operation, which operand)."""
         constants: list = []  # converted at the first call, inside the adapter's config (JAX x64)
-        functions = {op: adapter.function(op) for op in self.root.ops() if op != "getitem"}
+        functions = {op: adapter.function(op) for op in self.root.ops()}
 
         def evaluate(node: Node, xs):
             if node.op == "input":
@@ -58,10 +56,7 @@ class Program:
             args = [evaluate(a, xs) for a in node.args]
             if operand is not None:
                 args = [operand((id(node), i), a) for i, a in enumerate(args)]
-            if node.op == "getitem":
-                value = operator.getitem(args[0], node.index)
-            else:
-                value = functions[node.op](*args, *node.params, **dict(node.kwargs))
+            value = functions[node.op](*args, *node.params, **dict(node.kwargs))
             if observe is not None:
                 observe(value)
             return value
@@ -73,14 +68,17 @@ class Program:
 
         return f
 
-    def source(self, adapter: Adapter | None, name: str = "f", device: str | None = None) -> str:
-        """``def f(x0, x1): return <expression>`` in the adapter's framework; with
-        no adapter, through ``backend.function(op)`` (reproducers of third-party adapters)."""
+    def source(self, adapter, name: str = "f", device: str | None = None) -> str:
+        """``def f(x0, x1): return <expression>`` in the adapter's framework, after the
+        definitions of the functions it calls; with no adapter, through
+        ``backend.function(op)`` (reproducers of third-party adapters)."""
         if adapter is None:
             body = self.expression(lambda op: f"backend.function({op!r})", lambda i, dtype: f"backend.from_numpy(c{i}, device)")
-        else:
-            body = self.expression(adapter.op_source, lambda i, dtype: adapter.array_source(f"c{i}", dtype, device))
-        return f"def {name}({self.parameters()}):\n    return {body}\n"
+            return f"def {name}({self.parameters()}):\n    return {body}\n"
+        sources = {op: adapter.op_source(op) for op in sorted(self.root.ops())}
+        body = self.expression(lambda op: sources[op].expression, lambda i, dtype: adapter.array_source(f"c{i}", dtype, device))
+        definitions = "".join(s.definitions + "\n" for s in sources.values() if s.definitions)
+        return definitions + f"def {name}({self.parameters()}):\n    return {body}\n"
 
     def parameters(self) -> str:
         return ", ".join(f"x{i}" for i in range(len(self.inputs)))
@@ -92,11 +90,10 @@ class Program:
         if node.op == "const":
             return constant_text(node.slot, self.constants[node.slot].dtype.name)
         args = [self.expression(op_text, constant_text, a) for a in node.args]
-        if node.op == "getitem":
-            return f"{args[0]}[{index_source(node.index, array_source)}]"
-        op = op_text(node.op)
+        if ops.get(node.op).subscript:
+            return f"{args[0]}[{index_source(node.params[0], array_source)}]"
         args += [value_source(p) for p in node.params] + [f"{k}={value_source(v)}" for k, v in node.kwargs]
-        return f"{f'({op})' if op.startswith('lambda') else op}({', '.join(args)})"
+        return f"{op_text(node.op)}({', '.join(args)})"
 
     def numpy_lambda(self) -> str:
         """The program in NumPy's spelling, for records: ``lambda x0: np.sum(np.tanh(x0) * c0)``."""

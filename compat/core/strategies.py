@@ -16,7 +16,7 @@ import numpy as np
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from compat.core import dtypes
+from compat.core import dtypes, ops
 
 SMALL = 8  # moderate values lie in [-SMALL, SMALL]
 
@@ -90,44 +90,16 @@ def dtype_pairs(names=None) -> list[tuple[str, str]]:
 # drawn operation does not fit, a safe one (tanh, add, sum) takes its place,
 # so Hypothesis never has to reject an example and shrinks towards tanh.
 
-MARGIN = 0.05  # distance kept from kinks and ties: far beyond the finite-difference steps
 BOUND = 100.0  # |values| stay below this, so float32 rounding stays small against the margins
-
-
-def _everywhere(a, *_):
-    return True
-
-
-UNARY = {  # op -> where it is smooth (on its float64 argument)
-    "tanh": _everywhere,
-    "sin": _everywhere,
-    "cos": _everywhere,
-    "square": _everywhere,
-    "negative": _everywhere,
-    "exp": lambda a: np.all(a < 4),
-    "log": lambda a: np.all(a > 0.1),
-    "sqrt": lambda a: np.all(a > 0.1),
-    "abs": lambda a: np.all(np.abs(a) > MARGIN),
-}
-BINARY = {
-    "add": _everywhere,
-    "subtract": _everywhere,
-    "multiply": _everywhere,
-    "divide": lambda a, b: np.all(np.abs(b) > 0.25),
-    "maximum": lambda a, b: np.all(np.abs(a - b) > MARGIN),
-    "minimum": lambda a, b: np.all(np.abs(a - b) > MARGIN),
-    "power": lambda a, b: np.all(a > 0.2) and np.all(np.abs(b) < 3),
-}
-REDUCTIONS = ("sum", "mean", "max")
+UNARY = ops.smooth("unary")  # op -> where it is smooth (compat.core.ops), simplest first
+BINARY = ops.smooth("binary")
+REDUCTIONS = ops.smooth("reduction")
 KINDS = ("leaf", "unary", "binary", "reduction", "structure", "matmul", "where")
 
 
-def _no_ties(value: np.ndarray, axis) -> bool:
-    """max is smooth where the largest element along the axis leads the next by the margin."""
-    if value.size == 0 or (axis is not None and value.shape[axis] < 2) or (axis is None and value.size < 2):
-        return value.size > 0
-    ordered = np.sort(value.reshape(-1) if axis is None else np.moveaxis(value, axis, -1), axis=-1)
-    return bool(np.all(ordered[..., -1] - ordered[..., -2] > MARGIN))
+def evaluate(op: str, *args, **kwargs):
+    """``op`` in NumPy: the operation's shared Python (getitem) or NumPy's function."""
+    return (ops.get(op).python or getattr(np, op))(*args, **kwargs)
 
 
 class _Builder:
@@ -150,7 +122,7 @@ class _Builder:
 
     def apply(self, op, children, values, params=(), kwargs=()):
         with np.errstate(all="ignore"):
-            value = np.asarray(getattr(np, op)(*values, *params, **dict(kwargs)), dtype=np.float64)
+            value = np.asarray(evaluate(op, *values, *params, **dict(kwargs)), dtype=np.float64)
         return self.Node(op, tuple(children), tuple(params), tuple(kwargs)), value
 
     def moderate(self, value) -> bool:
@@ -167,7 +139,7 @@ class _Builder:
         return self.apply("tanh", [child], [value])
 
     def unary(self, child, value, depth):
-        op = self.draw(st.sampled_from(sorted(UNARY, key=list(UNARY).index)), label="unary op")
+        op = self.draw(st.sampled_from(list(UNARY)), label="unary op")
         return self.apply(op if UNARY[op](value) else "tanh", [child], [value])
 
     def binary(self, child, value, depth):
@@ -181,10 +153,10 @@ class _Builder:
         return self.apply(op if BINARY[op](a, b) else "add", [child, other], [value, other_value])
 
     def reduction(self, child, value, depth):
-        op = self.draw(st.sampled_from(REDUCTIONS), label="reduction")
+        op = self.draw(st.sampled_from(list(REDUCTIONS)), label="reduction")
         axis = self.draw(st.none() | st.integers(0, value.ndim - 1), label="axis") if value.ndim else None
         keepdims = self.draw(st.booleans(), label="keepdims")
-        if op == "max" and not _no_ties(value, axis):
+        if not REDUCTIONS[op](value, axis):
             op = "sum"
         return self.apply(op, [child], [value], kwargs=(("axis", axis), ("keepdims", keepdims)))
 
@@ -207,7 +179,7 @@ class _Builder:
             hnp.basic_indices(value.shape, allow_newaxis=True, allow_ellipsis=True).filter(_forward_steps),
             st.lists(st.integers(-value.shape[0], value.shape[0] - 1), min_size=1, max_size=4).map(np.array),
         ), label="index")
-        return self.Node("getitem", (child,), index=index), value[index]
+        return self.Node("getitem", (child,), params=(index,)), value[index]
 
     def matmul(self, child, value, depth):
         """child @ W with a new input W (a layer's weights), or a constant W."""
@@ -283,17 +255,15 @@ def smooth_at(program, inputs) -> bool:
         if node.op == "const":
             return constants[node.slot]
         args = [value(a) for a in node.args]
-        if node.op == "getitem":
-            return args[0][node.index]
         kwargs = dict(node.kwargs)
         if node.op in UNARY and not UNARY[node.op](args[0]):
             raise ArithmeticError
         if node.op in BINARY and not BINARY[node.op](*np.broadcast_arrays(*args)):
             raise ArithmeticError
-        if node.op == "max" and not _no_ties(args[0], kwargs.get("axis")):
+        if node.op in REDUCTIONS and not REDUCTIONS[node.op](args[0], kwargs.get("axis")):
             raise ArithmeticError
         with np.errstate(all="ignore"):
-            result = np.asarray(getattr(np, node.op)(*args, *node.params, **kwargs))
+            result = np.asarray(evaluate(node.op, *args, *node.params, **kwargs))
         if result.dtype.kind == "f" and not (np.all(np.isfinite(result)) and np.all(np.abs(result) < BOUND)):
             raise ArithmeticError
         return result

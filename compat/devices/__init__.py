@@ -1,5 +1,37 @@
-"""compat's reference plug-in devices (built from source on the user's machine)."""
+"""compat's reference plug-in devices (built from source on the user's machine), and
+the protocol through which an adapter offers them (implemented in ``plugins``)."""
+
+from __future__ import annotations
+
+from typing import ClassVar
 
 
 class DeviceBuildError(Exception):
     """A plug-in cannot be built or loaded (one-line message for users)."""
+
+
+class PluginDevices:
+    """compat's reference plug-in devices of one framework: built and loaded before
+    the framework starts, with named faults and kernel counters (``Adapter.plugin``)."""
+
+    names: ClassVar[tuple[str, ...]] = ()  # the devices it adds, checked by default
+    faults: ClassVar[dict[str, str]] = {}  # fault name -> what goes wrong, for the self-test
+
+    def prepare(self, load: bool = True) -> None:
+        """Build (cached) and, with ``load``, make the devices visible in this process,
+        before the framework starts. Raises DeviceBuildError with a one-line reason."""
+
+    def set_fault(self, name: str | None, seed: int = 0) -> None:
+        """Switch a fault on (None: off) in this process."""
+        raise NotImplementedError(f"{type(self).__name__} has no fault injection")
+
+    def kernel_counters(self) -> dict[str, dict[str, int]] | None:
+        """Kernel launches since the last reset: op -> {"device": n, "fallback": n}; None if not counted."""
+        return None
+
+    def reset_kernel_counters(self) -> None:
+        pass
+
+    def reproducer_lines(self, device: str) -> list[str]:
+        """Lines that make ``device`` exist in a reproducer (load the plug-in, ...)."""
+        return []

@@ -18,17 +18,20 @@ from collections import Counter
 from dataclasses import dataclass
 
 import hypothesis
-
 import numpy as np
+import pytest
 
-from compat.core import dtypes
-from compat.core import oracle
 from compat.adapters import Adapter
+from compat.adapters.base import UnsupportedOperation
+from compat.adapters.numpy_fd import FiniteDifferences
+from compat.core import dtypes, ops, oracle
+from compat.core.case import Case
 from compat.core.outcome import Outcome
-from compat.core.finite_differences import FiniteDifferences
 from compat.core.programs import Program
+from compat.harness.isolation import Isolation
+from compat.harness.reproducer import OnDevice, reproducer
+from compat.results import records
 from compat.results.registry import Entry, Registry
-from compat.harness.reproducer import Case, OnDevice, reproducer
 
 
 @dataclass
@@ -59,27 +62,21 @@ class Divergence(AssertionError):
     found: Found
 
 
-_divergence_types: dict[tuple, type[Divergence]] = {}
-
-
-MOVES = {"copy_to": 1}  # operations whose result belongs on the device given by this argument
-
-
+@functools.cache
 def divergence_type(key: tuple) -> type[Divergence]:
-    if key not in _divergence_types:
-        _divergence_types[key] = type("Divergence", (Divergence,), {"__module__": __name__})
-    return _divergence_types[key]
+    """One exception type per signature, the same for every example that shows it."""
+    return type("Divergence", (Divergence,), {"__module__": __name__})
 
 
 def timed(method):
-    """Adds the method's wall time, framework calls included, to Checker.seconds (for the benchmark)."""
+    """Adds the method's wall time, framework calls included, to the checker's ``seconds`` (for the benchmark)."""
     @functools.wraps(method)
-    def timed_method(*args, **kwargs):
+    def timed_method(self, *args, **kwargs):
         start = time.perf_counter()
         try:
-            return method(*args, **kwargs)
+            return method(self, *args, **kwargs)
         finally:
-            Checker.seconds += time.perf_counter() - start
+            self.seconds += time.perf_counter() - start
     return timed_method
 
 
@@ -88,9 +85,11 @@ class Checker:
 
     def __init__(self, backend: Adapter, reference: Adapter, family: str, spec: str,
                  registry: Registry, device: str | None = None, gradient_reference: Adapter | None = None,
-                 reference_device: str | None = None, share: float = 1.0, seed: int = 0):
+                 reference_device: str | None = None, share: float = 1.0, seed: int = 0,
+                 isolation: Isolation | None = None):
         self.backend = backend
         self.reference = reference
+        self.isolation = isolation or Isolation()  # the session's: its children outlive one spec
         # a device under test is also compared with the backend on its reference device
         self.on_reference_device = OnDevice(backend, reference_device or backend.reference_device) if device else None
         self.gradient_reference = gradient_reference if gradient_reference is not backend else None
@@ -100,12 +99,15 @@ class Checker:
         self.spec = spec
         self.registry = registry
         self.device = device
-        self.backend_json = backend_json(backend)
+        self.backend_info = backend_info(backend)
         self.cases: Counter[str] = Counter()
         self.observations: list[tuple[str, str, str]] = []  # survey cells: (table, row, value)
         self.seen: Counter[tuple] = Counter()  # mismatch key -> examples that showed it
         self.kept: dict[tuple, Found] = {}  # mismatch key -> smallest example
         self.first_seen: dict[tuple, int] = {}  # mismatch key -> cases checked when it first showed
+        self.unsupported: dict[str, str] = {}  # operation -> the reason the backend's adapter declares
+        self.seconds = 0.0  # wall time in the @timed methods, framework calls included (for the benchmark)
+        self.framework_seconds = 0.0  # of which inside adapter calls
 
     def sample(self, table) -> list:
         """The rows of an exhaustive table this param checks: all of them, or
@@ -119,7 +121,30 @@ class Checker:
     def reference_name(self) -> str:
         return self.reference.name
 
-    seconds = 0.0  # wall time in the @timed methods, framework calls included (for the benchmark)
+    def call(self, adapter, op: str, args: tuple, kwargs: dict | None = None, device: str | None = None) -> Outcome:
+        """One framework call: in this process, or in a child process for calls the
+        adapter knows can kill it (``Adapter.isolate``; the child's time counts too)."""
+        start = time.perf_counter()
+        try:
+            if adapter.isolate(op, args):
+                return self.isolation.run(adapter, op, args, kwargs, device)
+            return adapter.call(op, args, kwargs, device)
+        finally:
+            self.framework_seconds += time.perf_counter() - start
+
+    def declared_unsupported(self, op: str) -> Outcome | None:
+        """The outcome of an operation the backend declares unsupported (counted, not
+        checked), or None if it has the operation."""
+        reason = self.backend.unsupported(op)
+        if reason is None:
+            return None
+        self.unsupported[op] = reason
+        return Outcome(error=UnsupportedOperation(f"{self.backend.id} has no {op}: {reason}"), error_category="unsupported")
+
+    def requires(self, op: str) -> None:
+        """Skip the spec (the operation counted as unsupported) where the backend declares ``op`` unsupported."""
+        if self.declared_unsupported(op) is not None:
+            pytest.skip(f"{self.backend.id} has no {op}: {self.unsupported[op]}")
 
     @timed
     def check(self, op: str, *args, **kwargs) -> Outcome:
@@ -133,15 +158,19 @@ class Checker:
         return self._check(op, args, {}, exact=True)
 
     def _check(self, op: str, args: tuple, kwargs: dict, exact: bool = False) -> Outcome:
+        unsupported = self.declared_unsupported(op)
+        if unsupported is not None:
+            return unsupported
         case = Case(op, args, kwargs)
-        expected = self.reference.run(op, args, kwargs)
-        actual = self.backend.run(op, args, kwargs, device=self.device)
+        expected = self.call(self.reference, op, args, kwargs)
+        actual = self.call(self.backend, op, args, kwargs, self.device)
         self.cases[op] += 1
         ulps = oracle.tolerance_ulps(op, case.arrays().values())
         mismatches = self.without_consequences(case, actual, oracle.compare(expected, actual, ulps, exact), ulps)
         if self.on_reference_device is not None:  # first: what a device team asks
-            self.compare_devices(case, actual, lambda device: self.backend.run(op, args, kwargs, device=device))
-        target = args[MOVES[op]] if op in MOVES else self.device
+            self.compare_devices(case, actual, lambda device: self.call(self.backend, op, args, kwargs, device))
+        moves_to = ops.get(op).moves_to
+        target = args[moves_to] if moves_to is not None else self.device
         self.judge(case, self.reference, expected, actual, mismatches + self.misplaced(actual, target))
         return actual
 
@@ -151,7 +180,7 @@ class Checker:
         operations whose rounding depends on summation order."""
         reference = self.on_reference_device
         on_reference = run_on(self.backend.placement_on(reference.device))
-        exact = "computed" if case.op not in oracle.ACCUMULATING and case.program is None else False
+        exact = "computed" if not ops.get(case.op).accumulates and case.program is None else False
         ulps = oracle.tolerance_ulps(case.op, case.arrays().values())
         self.judge(case, reference, on_reference, actual, oracle.compare(on_reference, actual, ulps, exact=exact))
 
@@ -173,19 +202,22 @@ class Checker:
         of ``program`` on ``args`` and compare it with the derivative by finite
         differences (reference ``numpy-fd``) and with the gradient reference
         framework (reference: its id), each within the finite-difference tolerance."""
+        unsupported = self.declared_unsupported(transform)
+        if unsupported is not None:
+            return unsupported
         case = Case(transform, args, program=program)
-        actual = self.backend.run(transform, (program.bind(self.backend, self.device), *args), device=self.device)
+        actual = self.call(self.backend, transform, (program.bind(self.backend, self.device), *args), device=self.device)
         expected = gradient_tolerance(self.finite_differences, transform, program, args)
         self.cases[transform] += 1
         if self.on_reference_device is not None:
             backend = self.backend
-            self.compare_devices(case, actual, lambda device: backend.run(
-                transform, (program.bind(backend, device), *args), device=device))
+            self.compare_devices(case, actual, lambda device: self.call(
+                backend, transform, (program.bind(backend, device), *args), device=device))
         self.judge(case, self.finite_differences, expected, actual,
                    dtype_explains_values(oracle.compare(expected, actual)) + self.misplaced(actual))
         if self.gradient_reference is not None:
             other = self.gradient_reference
-            theirs = other.run(transform, (program.bind(other), *args))
+            theirs = self.call(other, transform, (program.bind(other), *args))
             widen(theirs, expected, factor=2)  # two approximations, each within tolerance of the truth
             self.judge(case, other, theirs, actual, dtype_explains_values(oracle.compare(theirs, actual)))
         return actual
@@ -193,7 +225,7 @@ class Checker:
     @timed
     def gradient_of(self, program: Program, shown: int = 0) -> str:
         """The backend's gradient of ``program`` with respect to input ``shown``, as text (surveys)."""
-        outcome = self.backend.run("grad", (program.bind(self.backend, self.device), *program.inputs), device=self.device)
+        outcome = self.call(self.backend, "grad", (program.bind(self.backend, self.device), *program.inputs), device=self.device)
         if not outcome.raised and outcome.parts is not None:
             outcome = outcome.parts[shown]
         if outcome.raised:
@@ -225,7 +257,7 @@ class Checker:
         self.seen.update(keys)
         for key in keys:
             self.first_seen.setdefault(key, sum(self.cases.values()))
-        known = [self.registry.match(self.backend_json, f) for f in fields]
+        known = [self.registry.match(self.backend_info, f) for f in fields]
         found = Found(case, expected, actual, mismatches, known, reference)
         if all(known) or not hypothesis.currently_in_test_context():
             for key in keys:
@@ -244,7 +276,7 @@ class Checker:
         kinds = {m.kind for m in mismatches}
         if not {"dtype", "value"} <= kinds:
             return mismatches
-        in_actual_dtype = self.reference.run(case.op, case.args, {**case.kwargs, "dtype": actual.dtype})
+        in_actual_dtype = self.call(self.reference, case.op, case.args, {**case.kwargs, "dtype": actual.dtype})
         if in_actual_dtype.raised or in_actual_dtype.dtype != actual.dtype:
             return mismatches
         if oracle.compare(in_actual_dtype, actual, ulps):
@@ -271,29 +303,28 @@ class Checker:
                 distinct.setdefault(self.key(self.divergence_fields(found.case, mismatch, found.reference)), (found, index))
         return list(distinct.values())
 
-    def records(self, escaped: list[Found], common: dict) -> list[dict]:
+    def records(self, escaped: list[Found], common: dict, tables: list[str]) -> list[records.Divergence]:
         out = []
         for found, index in self.results(escaped):
             mismatch, entry = found.mismatches[index], found.known[index]
             fields = self.divergence_fields(found.case, mismatch, found.reference)
             expected, actual = found.outcomes(mismatch)
-            out.append({
-                **common,
-                "reference": found.reference.id,
-                "record": "divergence",
-                "op": found.case.op,
-                "kind": mismatch.kind,
-                "signature": {k: fields[k] for k in ("inputs", "expected", "actual")},
-                "expected": expected.to_json(),
-                "actual": actual.to_json(),
-                "detail": mismatch.detail,
-                "example": {"call": found.case.call(), "inputs": found.case.inputs_source()},
-                "reproducer": reproducer(found.case, found.reference, self.backend, self.device),
-                "count": max(self.seen[self.key(fields)], 1),
-                "first_seen_after": self.first_seen.get(self.key(fields), 0),
-                "known": entry.id if entry else None,
-                "status": "known" if entry else "new",
-            })
+            out.append(records.Divergence(
+                **{**common, "reference": found.reference.id},
+                op=found.case.op,
+                kind=mismatch.kind,
+                signature={k: fields[k] for k in ("inputs", "expected", "actual")},
+                expected=expected.to_json(),
+                actual=actual.to_json(),
+                detail=mismatch.detail,
+                example={"call": found.case.call(), "inputs": found.case.inputs_source()},
+                reproducer=reproducer(found.case, found.reference, self.backend, self.device),
+                count=max(self.seen[self.key(fields)], 1),
+                first_seen_after=self.first_seen.get(self.key(fields), 0),
+                known=entry.id if entry else None,
+                status="known" if entry else "new",
+                tables=tables,
+            ))
         return out
 
 
@@ -314,14 +345,14 @@ def gradient_tolerance(fd: FiniteDifferences, transform: str, program: Program, 
         largest = max(largest, float(np.max(np.abs(value), initial=0.0)))
 
     f = program.bind(fd, observe=observe)
-    expected = fd.run(transform, (f, *args), {"errors": errors})
+    expected = fd.call(transform, (f, *args), {"errors": errors})
     if expected.raised:
         return expected
     rounding = fd.rounding_error(transform, largest, program.nodes())
     rng = np.random.default_rng(0)
     eps = max(dtypes.eps(a.dtype.name) for a in args)
     nudged = tuple(a * (1 + 8 * eps * rng.choice([-1.0, 1.0], a.shape)) for a in args)
-    moved = fd.run(transform, (program.bind(fd, operand=rounded_derivatives(8 * eps, rng)), *nudged))
+    moved = fd.call(transform, (program.bind(fd, operand=rounded_derivatives(8 * eps, rng)), *nudged))
     parts = expected.parts if expected.parts is not None else [expected]
     moved_parts = moved.parts if moved.parts is not None else [moved]
     for part, error, other in zip(parts, errors, moved_parts):
@@ -367,9 +398,9 @@ def widen(outcome: Outcome, tolerances: Outcome, factor: float) -> None:
             part.tolerance = factor * reference.tolerance
 
 
-def backend_json(adapter: Adapter) -> dict:
-    return {"name": adapter.name, "id": adapter.id, "version": adapter.version(), "config": adapter.config,
-            "adapter": f"{type(adapter).__module__}:{type(adapter).__qualname__}"}
+def backend_info(adapter: Adapter) -> records.Backend:
+    return records.Backend(adapter.name, adapter.id, adapter.version(), dict(adapter.config),
+                           f"{type(adapter).__module__}:{type(adapter).__qualname__}")
 
 
 def describe(found: Found, backend: Adapter) -> str:

@@ -19,7 +19,6 @@ import struct
 import subprocess
 import sys
 import tempfile
-from functools import cache
 from typing import Any
 
 from compat.adapters import Adapter
@@ -48,33 +47,42 @@ class ChildError(Exception):
         return ChildError, (self.type_name, str(self))
 
 
-_children: dict[str, tuple[subprocess.Popen, Any]] = {}  # adapter spec -> its child and the file of its stderr
+class Isolation:
+    """Child interpreters, one per adapter, that run the calls which can kill their
+    process; a child that died is replaced at the next call (starting a framework costs
+    seconds, so a child serves every call of its adapter)."""
 
+    def __init__(self, timeout: float = TIMEOUT) -> None:
+        self.timeout = timeout
+        self.children: dict[str, tuple[subprocess.Popen, Any]] = {}  # adapter spec -> child, file of its stderr
+        self.outcomes: dict[tuple[str, bytes], Outcome] = {}  # a repeated call (shrinking) is not run again
 
-def run(adapter: Adapter, op: str, args: tuple, kwargs: dict | None, device: str | None) -> Outcome:
-    return _run(adapter.spec, pickle.dumps((op, args, sorted((kwargs or {}).items()), device)))
+    def run(self, adapter: Adapter, op: str, args: tuple, kwargs: dict | None, device: str | None) -> Outcome:
+        request = pickle.dumps((op, args, sorted((kwargs or {}).items()), device))
+        key = (adapter.spec, request)
+        if key not in self.outcomes:
+            self.outcomes[key] = self.call(adapter.spec, request)
+        return self.outcomes[key]
 
-
-@cache
-def _run(spec: str, request: bytes) -> Outcome:
-    if spec not in _children or _children[spec][0].poll() is not None:
-        errors = tempfile.TemporaryFile()  # a file: a pipe nobody reads could fill up and block the child
-        _children[spec] = subprocess.Popen([sys.executable, "-m", "compat.harness.isolation", spec],
-                                           stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=errors), errors
-    child, errors = _children[spec]
-    try:
-        send(child.stdin, request)
-        reply = receive(child.stdout, TIMEOUT)
-    except (BrokenPipeError, EOFError):
-        child.wait()
-        errors.seek(0)
-        stderr = errors.read().decode(errors="replace")
-        return Outcome(error=Crash(death_notice(child.returncode, stderr)), error_category="crash")
-    except TimeoutError:
-        child.kill()
-        child.wait()
-        return Outcome(error=Timeout(f"no result after {TIMEOUT} s"), error_category="timeout")
-    return pickle.loads(reply)
+    def call(self, spec: str, request: bytes) -> Outcome:
+        if spec not in self.children or self.children[spec][0].poll() is not None:
+            errors = tempfile.TemporaryFile()  # a file: a pipe nobody reads could fill up and block the child
+            self.children[spec] = subprocess.Popen([sys.executable, "-m", "compat.harness.isolation", spec],
+                                                   stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=errors), errors
+        child, errors = self.children[spec]
+        try:
+            send(child.stdin, request)
+            reply = receive(child.stdout, self.timeout)
+        except (BrokenPipeError, EOFError):
+            child.wait()
+            errors.seek(0)
+            stderr = errors.read().decode(errors="replace")
+            return Outcome(error=Crash(death_notice(child.returncode, stderr)), error_category="crash")
+        except TimeoutError:
+            child.kill()
+            child.wait()
+            return Outcome(error=Timeout(f"no result after {self.timeout:g} s"), error_category="timeout")
+        return pickle.loads(reply)
 
 
 def send(stream, payload: bytes) -> None:
@@ -112,7 +120,8 @@ def child(spec: str) -> None:
 
     adapter = load_adapter(spec)
     try:
-        adapter.prepare_devices()  # a device under test must exist here too (cached build)
+        if adapter.plugin is not None:
+            adapter.plugin.prepare()  # a device under test must exist here too (cached build)
     except DeviceBuildError:
         pass  # then only the default device is used
     while True:

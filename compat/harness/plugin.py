@@ -10,6 +10,7 @@ known ones make it xfail, and report mode fails nothing.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import datetime
 import json
 import os
@@ -28,7 +29,9 @@ from compat import adapters
 from compat.results import registry
 from compat.results import report
 from compat.adapters import AdapterError, BackendMissing
-from compat.harness.checker import Checker, backend_json, unwrap
+from compat.harness.checker import Checker, backend_info, unwrap
+from compat.harness.isolation import Isolation
+from compat.results import records
 from compat.results.records import RecordWriter, ResultsError, check_writable
 
 DEFAULT_REGISTRY = Path(__file__).resolve().parents[2] / "fixtures" / "known-divergences.toml"
@@ -37,14 +40,14 @@ DEVICE_EXAMPLES = 0.2  # default share of examples for device params (--device-e
 
 # The xp fixture deliberately spans all examples of a test; framework calls are
 # slow the first time; the explain phase costs many calls per divergence.
-_common = dict(deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+PROFILE_SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
                phases=[Phase.explicit, Phase.reuse, Phase.generate, Phase.target, Phase.shrink])
-settings.register_profile("dev", max_examples=40, **_common)
-settings.register_profile("ci", max_examples=40, derandomize=True, database=None, print_blob=True, **_common)
-settings.register_profile("thorough", max_examples=1000, **_common)
+settings.register_profile("dev", max_examples=40, **PROFILE_SETTINGS)
+settings.register_profile("ci", max_examples=40, derandomize=True, database=None, print_blob=True, **PROFILE_SETTINGS)
+settings.register_profile("thorough", max_examples=1000, **PROFILE_SETTINGS)
 # python -m compat selftest: detection, not minimal examples
 settings.register_profile("selftest", max_examples=20, database=None,
-                          **{**_common, "phases": [Phase.explicit, Phase.generate]})
+                          **{**PROFILE_SETTINGS, "phases": [Phase.explicit, Phase.generate]})
 
 
 def pytest_addoption(parser):
@@ -89,6 +92,8 @@ class CompatSession:
         registry_path = config.getoption("compat_registry") or (DEFAULT_REGISTRY if DEFAULT_REGISTRY.exists() else None)
         self.registry = registry.load(registry_path)
         self.adapters, self.missing, absent = select(config.getoption("backends"), config.getoption("adapter"))
+        for adapter in self.adapters:  # a mapping to nothing stops the run here, not as skipped specs
+            adapter.check_operations()
         self.reference = adapters.load_adapter("numpy")
         self.gradient_reference = gradient_reference(self.adapters)
         self.devices, self.unavailable = select_devices(self.adapters, config.getoption("device"), absent)
@@ -102,8 +107,9 @@ class CompatSession:
         self.run_id = workerinput["compat_run_id"] if workerinput else new_run_id()
         self.run_directory = self.results / self.run_id
         self._writer: RecordWriter | None = None
+        self.isolation = Isolation()
 
-    def write(self, record: dict) -> None:
+    def write(self, record: records.Record) -> None:
         if self._writer is None:
             self._writer = RecordWriter(self.run_directory, self.worker)
         self._writer.write(record)
@@ -115,9 +121,9 @@ class CompatSession:
             "run_id": self.run_id,
             "started": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
             "mode": self.mode,
-            "backends": [backend_json(a) for a in self.adapters],
+            "backends": [backend_info(a).to_json() for a in self.adapters],
             "missing": self.missing,
-            "reference": backend_json(self.reference),
+            "reference": backend_info(self.reference).to_json(),
             "registry": str(self.registry.path) if self.registry.path else None,
             "python": platform.python_version(),
             "platform": platform.platform(),
@@ -133,7 +139,7 @@ GRADIENT_REFERENCES = ("torch", "jax", "tensorflow")  # preferred order: torch's
 def gradient_reference(chosen: list) -> adapters.Adapter | None:
     """The framework every other one's gradients are also compared with: the
     first of GRADIENT_REFERENCES that runs, in a config that keeps float64."""
-    candidates = [a for a in chosen if "grad" in a.OPS and a.config.get("x64", True)]
+    candidates = [a for a in chosen if a.unsupported("grad") is None and a.config.get("x64", True)]
     ranked = sorted(candidates, key=lambda a: GRADIENT_REFERENCES.index(a.name) if a.name in GRADIENT_REFERENCES else len(GRADIENT_REFERENCES))
     return ranked[0] if ranked else None
 
@@ -174,7 +180,7 @@ def select_devices(chosen: list, requested: list[str], absent: set[str]) -> tupl
     else:
         for adapter in firsts.values():
             if adapter.plugin_devices():
-                devices[adapter.id] = list(adapter.plugin_devices())
+                devices[adapter.id] = adapter.plugin_devices()
     return devices, {}
 
 
@@ -230,6 +236,8 @@ def session_of(config) -> CompatSession:
 
 
 def pytest_configure(config):
+    config.addinivalue_line("markers", "compat_table(name): the report table a spec's records feed "
+                                       "(promotion-grid, invalid-indices)")
     try:
         compat = CompatSession(config)
         check_writable(compat.results)
@@ -266,7 +274,7 @@ def prepare_devices(compat: CompatSession, config) -> None:
         if not wanted:
             continue
         try:
-            adapter.prepare_devices(load=runs_specs or explicit)
+            adapter.plugin.prepare(load=runs_specs or explicit)
         except DeviceBuildError as error:
             compat.unavailable.update({(adapter.id, d): str(error) for d in wanted})
             continue
@@ -334,7 +342,8 @@ def pytest_generate_tests(metafunc):
             reason = compat.unavailable.get((adapter.id, device))
             marks = [pytest.mark.skip(reason=f"{device}: {reason}")] if reason else []
             params.append(pytest.param((adapter, device, None), id=f"{adapter.id}@{device}", marks=marks))
-            named = list(adapter.faults()) if faults == ["all"] else [f for f in faults if f in adapter.faults()]
+            known = adapter.plugin.faults if adapter.plugin is not None else {}
+            named = list(known) if faults == ["all"] else [f for f in faults if f in known]
             params += [pytest.param((adapter, device, f), id=f"{adapter.id}@{device}!{f}", marks=marks) for f in named]
     params += [pytest.param(None, id=spec, marks=pytest.mark.skip(reason=reason)) for spec, reason in compat.missing.items()]
     if not params:
@@ -351,16 +360,16 @@ def xp(request) -> Iterator[Checker]:
     checker = Checker(adapter, compat.reference, request.module.__name__.rsplit(".", 1)[-1],
                       request.node.nodeid, compat.registry, device=device,
                       gradient_reference=compat.gradient_reference, reference_device=reference_device,
-                      share=compat.device_share if device else 1.0, seed=compat.seed)
+                      share=compat.device_share if device else 1.0, seed=compat.seed, isolation=compat.isolation)
     if fault is None:
         yield checker
         return
-    checker.backend_json["config"] = {**checker.backend_json["config"], "fault": fault}  # records say which
-    adapter.set_fault(fault, compat.seed)
+    checker.backend_info = dataclasses.replace(checker.backend_info, config={**checker.backend_info.config, "fault": fault})  # records say which
+    adapter.plugin.set_fault(fault, compat.seed)
     try:
         yield checker
     finally:
-        adapter.set_fault(None)
+        adapter.plugin.set_fault(None)
 
 
 @pytest.hookimpl(wrapper=True)
@@ -370,7 +379,7 @@ def pytest_pyfunc_call(pyfuncitem):
         return (yield)
     escaped = None
     if checker.device is not None:
-        checker.backend.reset_kernel_counters()
+        checker.backend.plugin.reset_kernel_counters()
     try:
         with examples_share(pyfuncitem.obj, checker.share):
             yield
@@ -380,24 +389,24 @@ def pytest_pyfunc_call(pyfuncitem):
         escaped = error
     found, others = unwrap(escaped)
     compat = session_of(pyfuncitem.config)
-    common = {"schema": 1, "run_id": compat.run_id, "worker": compat.worker, "family": checker.family,
-              "spec": checker.spec, "backend": checker.backend_json,
-              "device": checker.device, "reference": checker.reference_name}
-    records = checker.records(found, common)
-    for record in records:
+    common = dict(run_id=compat.run_id, worker=compat.worker, family=checker.family, spec=checker.spec,
+                  backend=checker.backend_info, device=checker.device, reference=checker.reference_name)
+    tables = [mark.args[0] for mark in pyfuncitem.iter_markers("compat_table")]  # what the spec feeds
+    divergences = checker.records(found, common, tables)
+    for record in divergences:
         compat.write(record)
     for table, row, value in checker.observations:
-        compat.write({**common, "record": "observation", "table": table, "row": row, "value": value})
-    counters = checker.backend.kernel_counters() if checker.device is not None else None
+        compat.write(records.Observation(**common, table=table, row=row, value=value))
+    counters = checker.backend.plugin.kernel_counters() if checker.device is not None else None
     if counters:  # which operations of this spec really ran on the plug-in (kernel coverage)
-        compat.write({**common, "record": "coverage", "ops": counters})
-    compat.write({**common, "record": "checks", "cases": dict(checker.cases)})
+        compat.write(records.Coverage(**common, ops=counters))
+    compat.write(records.Checks(**common, cases=dict(checker.cases), unsupported=dict(checker.unsupported), tables=tables))
     if others:
         raise escaped
-    new = [r for r in records if r["status"] == "new"]
+    new = [r for r in divergences if r.status == "new"]
     if new and compat.mode == "strict":
         pytest.fail(report.new_divergences_message(new), pytrace=False)
-    known = sorted({r["known"] for r in records if r["known"]})
+    known = sorted({r.known for r in divergences if r.known})
     if known:
         pytest.xfail("known divergences: " + ", ".join(known))
     return None

@@ -58,10 +58,7 @@ def plugin_backends(backends: str | None) -> list[adapters.Adapter]:
 
 
 def faults_of(adapter: adapters.Adapter) -> dict[str, str]:
-    try:
-        return adapter.faults()
-    except NotImplementedError:
-        return {}
+    return adapter.plugin.faults if adapter.plugin is not None else {}
 
 
 def run_faults(adapter: adapters.Adapter, device: str, seed: int, workers: str, results: Path,
@@ -85,9 +82,9 @@ def run_faults(adapter: adapters.Adapter, device: str, seed: int, workers: str, 
     found = []
     for fault in faults:
         hits = [r for run in loaded.runs.values() for r in run.divergences
-                if r["device"] == device and r["backend"]["config"].get("fault") == fault and r["status"] == "new"]
-        specs = sorted({r["spec"].split("::")[-1].split("[")[0] for r in hits})
-        first = min((r.get("first_seen_after", 0) + 1 for r in hits), default=None)
+                if r.device == device and r.backend.config.get("fault") == fault and r.status == "new"]
+        specs = sorted({r.spec_name for r in hits})
+        first = min((r.first_seen_after + 1 for r in hits), default=None)
         found.append(Result(adapter.id, device, fault or "(none)", specs, first, seconds))
     return found
 

@@ -12,9 +12,10 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
+from compat.core import ops
 from compat.core.strategies import arrays
 
-ELEMENTWISE = ["add", "multiply", "maximum", "less"]
+ELEMENTWISE = ops.names("add", "multiply", "maximum", "less")  # one arithmetic, one selecting, one comparison
 MAX_DIMS = 6
 MAX_SIDE = 3
 
@@ -52,7 +53,7 @@ def test_elementwise_operands_broadcast(xp, op, shapes, data):
     xp.check(op, a, b)
 
 
-@pytest.mark.parametrize("op", ["where", "clip"])
+@pytest.mark.parametrize("op", ops.names("where", "clip"))
 @given(shapes=broadcastable_shapes(3), data=st.data())
 def test_three_operands_broadcast(xp, op, shapes, data):
     """where(cond, x, y) and clip(x, lo, hi) broadcast all three operands together."""
@@ -106,7 +107,7 @@ def test_matmul_batch_dimensions_broadcast(xp, shapes, data):
     xp.check("matmul", a, b)
 
 
-@pytest.mark.parametrize("op", ["sum", "max", "mean"])
+@pytest.mark.parametrize("op", ops.names("sum", "max", "mean"))
 @given(data=st.data())
 def test_reduction_with_keepdims_broadcasts_back(xp, op, data):
     """op(x, axis, keepdims=True) keeps size-1 axes, so x - op(x, ...) broadcasts back to x.shape."""

@@ -29,11 +29,6 @@ FLOATS = ["float32", "float64"]
 FEWER = settings(max_examples=max(10, settings.default.max_examples // 4))
 
 
-def needs_autodiff(xp, transform="grad"):
-    if not xp.backend.supports(transform):
-        pytest.skip(f"{xp.backend.id} has no {transform} (no autodiff)")
-
-
 small_shapes = hnp.array_shapes(min_dims=0, max_dims=2, min_side=1, max_side=3)
 
 
@@ -41,7 +36,7 @@ small_shapes = hnp.array_shapes(min_dims=0, max_dims=2, min_side=1, max_side=3)
 @given(data=st.data())
 def test_gradient_of_random_programs(xp, dtype, data):
     """grad(f)(x0, x1, ...) has each input's shape and dtype and the derivative's values."""
-    needs_autodiff(xp)
+    xp.requires("grad")
     program = data.draw(programs(dtype), label="program")
     xp.check_gradient("grad", program, *program.inputs)
 
@@ -51,7 +46,7 @@ def test_gradient_of_random_programs(xp, dtype, data):
 @given(data=st.data())
 def test_jacobian_of_random_programs(xp, dtype, data):
     """jacobian(f)(x) of an array-valued f has shape f(x).shape + x.shape and the derivative's values."""
-    needs_autodiff(xp, "jacobian")
+    xp.requires("jacobian")
     shape = data.draw(small_shapes, label="shape")
     program = data.draw(programs(dtype, max_depth=3, max_inputs=1, scalar=False, shapes=[shape]), label="program")
     xp.check_gradient("jacobian", program, *program.inputs)
@@ -62,7 +57,7 @@ def test_jacobian_of_random_programs(xp, dtype, data):
 @given(data=st.data())
 def test_per_example_gradients(xp, dtype, data):
     """A batched per-example gradient (vmap(grad), vectorized_map) equals the gradient of each example."""
-    needs_autodiff(xp, "per_example_grad")
+    xp.requires("per_example_grad")
     params_shape, example_shape = data.draw(small_shapes, label="params shape"), data.draw(small_shapes, label="example shape")
     program = data.draw(programs(dtype, max_depth=3, max_inputs=2, shapes=[params_shape, example_shape]), label="program")
     params, example = program.inputs
@@ -76,7 +71,7 @@ def test_per_example_gradients(xp, dtype, data):
 @given(data=st.data())
 def test_hessian_vector_products(xp, dtype, data):
     """hvp(f)(x, v) is the derivative of grad(f) along v."""
-    needs_autodiff(xp, "hvp")
+    xp.requires("hvp")
     shape = data.draw(small_shapes, label="shape")
     program = data.draw(programs(dtype, max_depth=3, max_inputs=1, shapes=[shape]), label="program")
     v = data.draw(arrays(dtype, shape, elements=program_elements(dtype)), label="v")
@@ -146,6 +141,6 @@ NON_DIFFERENTIABLE = {
 def test_gradient_conventions_survey(xp, table, cases):
     """Survey, not judgement: what each framework's gradient is where the derivative is undefined or
     the input is not a real float (int, bool, complex)."""
-    needs_autodiff(xp)
+    xp.requires("grad")
     for row, (program, shown) in cases.items():
         xp.observe(table, row, xp.gradient_of(program, shown))

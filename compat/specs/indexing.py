@@ -17,7 +17,8 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from compat.adapters import backend_array
+from compat.core import ops
+from compat.core.source import backend_array
 from compat.core.strategies import arrays, dtype_names, shapes
 
 MAX_SIDE = 4
@@ -133,6 +134,7 @@ def invalid_indices(draw, shape):
     return (slice(None),) * axis + (bad,)
 
 
+@pytest.mark.compat_table("invalid-indices")
 @given(data=st.data())
 def test_invalid_indices_raise(xp, data):
     """NumPy raises IndexError for out-of-range and float indices and for too many indices."""
@@ -154,7 +156,7 @@ def updates(draw):
     return x, index, values
 
 
-@pytest.mark.parametrize("op", ["set_at", "add_at"])
+@pytest.mark.parametrize("op", ops.names("set_at", "add_at"))
 @given(case=updates())
 def test_functional_update_with_duplicate_indices(xp, op, case):
     """set_at: an updated copy, the last write to a duplicate index wins; add_at: duplicates accumulate (np.add.at)."""

@@ -13,16 +13,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from compat.core import dtypes
+from compat.core import dtypes, ops
 from compat.core.strategies import arrays, dtype_names, dtype_pairs, python_scalars, shapes
 
-ARITHMETIC = ["add", "subtract", "multiply", "true_divide", "floor_divide", "remainder", "power", "maximum", "minimum"]
-COMPARISON = ["equal", "not_equal", "less", "less_equal", "greater", "greater_equal"]
-LOGICAL = ["logical_and", "logical_or", "logical_xor"]
-BITWISE = ["bitwise_and", "bitwise_or", "bitwise_xor"]
-BINARY = ARITHMETIC + COMPARISON + LOGICAL + BITWISE
-UNARY = ["sqrt", "exp", "sin", "abs", "negative", "sign", "floor", "round"]
-REDUCTIONS = ["sum", "prod", "mean", "max", "cumsum"]
+ARITHMETIC_AND_COMPARISON = ops.select(group=("arithmetic", "comparison"))
+BINARY = ops.select(group=("arithmetic", "comparison", "logical", "bitwise"), arity=2)
 
 # Operands of the exhaustive tables: values every dtype holds, divisors that
 # are not zero and differences that stay non-negative, so the table is about
@@ -44,6 +39,7 @@ def sample(name: str, values, shape=None) -> np.ndarray:
     return array if shape is None else array.reshape(shape)
 
 
+@pytest.mark.compat_table("promotion-grid")
 @pytest.mark.parametrize("op", BINARY)
 def test_binary_operation_on_every_pair_of_dtypes(xp, op):
     """op(array of dtype A, array of dtype B) has NumPy's result dtype and values, for every A, B."""
@@ -52,6 +48,7 @@ def test_binary_operation_on_every_pair_of_dtypes(xp, op):
             xp.check(op, sample(left, LEFT), sample(right, RIGHT))
 
 
+@pytest.mark.compat_table("promotion-grid")
 def test_where_on_every_pair_of_dtypes(xp):
     """where(bool condition, A, B) promotes A and B like a binary operation."""
     condition = np.array([True, False, True])
@@ -60,6 +57,7 @@ def test_where_on_every_pair_of_dtypes(xp):
             xp.check("where", condition, sample(left, LEFT), sample(right, RIGHT))
 
 
+@pytest.mark.compat_table("promotion-grid")
 def test_matmul_on_every_pair_of_dtypes(xp):
     """matmul(A[2,2], B[2,2]) has NumPy's result dtype and values."""
     for left, right in xp.sample(dtype_pairs()):
@@ -67,7 +65,7 @@ def test_matmul_on_every_pair_of_dtypes(xp):
             xp.check("matmul", sample(left, [1, 2, 0, 1], (2, 2)), sample(right, [1, 0, 2, 1], (2, 2)))
 
 
-@pytest.mark.parametrize("op", ARITHMETIC + COMPARISON)
+@pytest.mark.parametrize("op", ARITHMETIC_AND_COMPARISON)
 @given(data=st.data())
 def test_array_with_python_scalar(xp, op, data):
     """An array with a Python bool/int/float/complex scalar, in both orders: the scalar is weak."""
@@ -79,7 +77,7 @@ def test_array_with_python_scalar(xp, op, data):
     xp.check(op, *args)
 
 
-@pytest.mark.parametrize("op", ["add", "multiply", "true_divide", "maximum", "less", "where"])
+@pytest.mark.parametrize("op", ops.names("add", "multiply", "true_divide", "maximum", "less", "where"))
 @given(data=st.data())
 def test_zero_dim_array_with_nd_array(xp, op, data):
     """A 0-d array promotes like any array (it is not weak like a Python scalar)."""
@@ -106,7 +104,7 @@ def test_dtype_inferred_for_python_literal(xp, literal):
     xp.check("asarray", literal)
 
 
-@pytest.mark.parametrize("op", UNARY)
+@pytest.mark.parametrize("op", ops.names("sqrt", "exp", "sin", "abs", "negative", "sign", "floor", "round"))
 @given(data=st.data())
 def test_unary_function_result_dtype(xp, op, data):
     """sqrt/exp/sin on ints give floats; abs/negative/sign/floor/round keep the dtype (as NumPy)."""
@@ -114,7 +112,7 @@ def test_unary_function_result_dtype(xp, op, data):
     xp.check(op, data.draw(arrays(dtype, shapes(max_dims=2)), label="x"))
 
 
-@pytest.mark.parametrize("op", REDUCTIONS)
+@pytest.mark.parametrize("op", ops.names("sum", "prod", "mean", "max", "cumsum"))
 @given(data=st.data())
 def test_reduction_result_dtype(xp, op, data):
     """sum/prod/cumsum widen bool and small ints to the default int; mean gives a float."""

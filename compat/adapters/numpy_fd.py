@@ -17,8 +17,8 @@ itself (``(x0 + x1) - x1``). That rounding does not show in f's values, so
 gradient spec adds the bound to its tolerance.
 
 Results come back in the input's dtype (a gradient has its input's dtype).
-The transforms are source text, like every adapter's ops, so reproducers show
-exactly this code.
+The transforms are functions of this module, like every adapter's operations,
+so reproducers show exactly this code.
 """
 
 from __future__ import annotations
@@ -29,14 +29,16 @@ from compat.adapters.numpy import NumpyAdapter
 
 STEP = 1e-4  # relative step; the smallest step is STEP itself
 
-DERIVATIVE = f'''def derivative(g, x, errors=None):
+
+def derivative(g, x, errors=None):
     """d g(x) / d x, shape g(x).shape + x.shape: central differences in extended precision, Richardson-extrapolated."""
     x = np.asarray(x, dtype=np.longdouble)
     eps = np.finfo(np.longdouble).eps
     out_shape = np.shape(g(x))
     columns, spread = [], []
     for i in np.ndindex(x.shape):
-        h = {STEP} * max(1.0, abs(x[i]))
+        h = STEP * max(1.0, abs(x[i]))
+
         def at(t):
             y = x.copy()
             y[i] += t
@@ -47,53 +49,53 @@ DERIVATIVE = f'''def derivative(g, x, errors=None):
         columns.append((4 * d1 - d2) / 3)
         # truncation (the two steps disagree) plus rounding of f, magnified by 1/h
         spread.append(np.abs(d1 - d2) + 8 * eps * (np.abs(ahead) + np.abs(behind)) / h)
+
     def stacked(parts):
         return np.stack(parts, axis=-1).reshape(out_shape + x.shape) if parts else np.zeros(out_shape + x.shape)
     if errors is not None:
         errors.append(stacked(spread).astype(np.float64))
     return stacked(columns)
-'''
 
 
-def transform(name: str, body: str) -> str:
-    return DERIVATIVE + f"\n\ndef {name}" + body
-
-
-class FiniteDifferences(NumpyAdapter):
-    """Gradients of NumPy programs by finite differences (the ``numpy-fd`` reference)."""
-
-    name = "numpy-fd"
-    OPS = {
-        "grad": transform("grad", '''(f, *xs, errors=None):
+def grad(f, *xs, errors=None):
     """Gradient of scalar f with respect to each input."""
     def wrt(k):
         return lambda y: f(*xs[:k], y, *xs[k + 1:])
     return tuple(derivative(wrt(k), x, errors).astype(x.dtype) for k, x in enumerate(xs))
-'''),
-        "jacobian": transform("jacobian", '''(f, x, errors=None):
+
+
+def jacobian(f, x, errors=None):
     return derivative(f, x, errors).astype(x.dtype)
-'''),
-        "per_example_grad": transform("per_example_grad", '''(f, params, batch, errors=None):
+
+
+def per_example_grad(f, params, batch, errors=None):
     """Gradient with respect to params of f(params, example), for each example of the batch."""
     parts = []
     grads = [derivative(lambda p: f(p, example), params, parts) for example in batch]
     if errors is not None:
         errors.append(np.stack(parts) if parts else np.zeros((0,) + params.shape))
     return (np.stack(grads) if grads else np.zeros((0,) + params.shape)).astype(params.dtype)
-'''),
-        "hvp": transform("hvp", f'''(f, x, v, errors=None):
+
+
+def hvp(f, x, v, errors=None):
     """Hessian times v: the derivative of the gradient along v."""
     x_, v_ = np.asarray(x, np.longdouble), np.asarray(v, np.longdouble)
     inner = []
+
     def gradient_along(t):
         return derivative(f, x_ + t * v_, inner)
     outer = []
     hv = derivative(gradient_along, np.zeros(()), outer)
     if errors is not None:  # the inner gradients' error, magnified by the outer step
-        errors.append(outer[0] + 2 * np.max(inner, axis=0) / {STEP})
+        errors.append(outer[0] + 2 * np.max(inner, axis=0) / STEP)
     return hv.astype(x.dtype)
-'''),
-    }
+
+
+class FiniteDifferences(NumpyAdapter):
+    """Gradients of NumPy programs by finite differences (the ``numpy-fd`` reference)."""
+
+    name = "numpy-fd"
+    OPS = {**NumpyAdapter.OPS, "grad": grad, "jacobian": jacobian, "per_example_grad": per_example_grad, "hvp": hvp}
 
     @staticmethod
     def rounding_error(transform: str, largest: float, operations: int) -> float:

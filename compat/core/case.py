@@ -1,0 +1,87 @@
+"""A case: one operation on concrete inputs, with its shrink-stable description (the
+inputs part of a divergence's signature) and its Python source (records' examples)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from compat.core import dtypes, ops
+from compat.core.source import BackendArray, array_source, index_source, value_source
+
+
+@dataclass(frozen=True)
+class Case:
+    """One operation on concrete inputs: NumPy arrays and Python values."""
+
+    op: str
+    args: tuple
+    kwargs: dict = field(default_factory=dict)
+    program: Any = None  # a compat.core.programs.Program: the function ``f`` an autodiff transform (grad, ...) takes
+
+    def input_tags(self) -> str:
+        """Shrink-stable description of the inputs: 'int8,py:int', 'int32,idx(None,int,slice)'."""
+        index_arg = ops.get(self.op).index_arg
+        return ",".join(index_tag(a) if i == index_arg else tag(a) for i, a in enumerate(self.args))
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        return {f"x{i}": a for i, a in enumerate(self.args) if isinstance(a, np.ndarray)}
+
+    def inputs_source(self) -> dict[str, str]:
+        sources = {name: array_source(a) for name, a in self.arrays().items()}
+        if self.program is not None:
+            sources.update(self.program.constants_source())
+            sources["f"] = self.program.numpy_lambda()
+        return sources
+
+    def arg_names(self) -> list[str]:
+        names = [f"x{i}" if isinstance(a, np.ndarray) else value_source(a) for i, a in enumerate(self.args)]
+        return names if self.program is None else ["f"] + names
+
+    def call(self) -> str:
+        """The call in NumPy's spelling: ``add(x0, 1000)``, ``x0[..., None]``."""
+        if ops.get(self.op).subscript:
+            return f"x0[{index_source(self.args[1], array_source)}]"
+        return f"{self.op}({self.arguments(self.arg_names(), dtypes_as=repr)})"
+
+    def arguments(self, args: list[str], dtypes_as) -> str:
+        kwargs = [f"{k}={dtypes_as(v) if k == 'dtype' else value_source(v)}" for k, v in self.kwargs.items()]
+        return ", ".join(args + kwargs)
+
+    def size(self) -> int:
+        """Smaller is simpler: input elements and program nodes."""
+        arrays = sum(a.size for a in self.arrays().values())
+        nodes = self.program.nodes() if self.program is not None else 0
+        return arrays + nodes
+
+    def uses_bfloat16(self) -> bool:
+        return any(a.dtype.name == "bfloat16" for a in self.arrays().values()) or self.kwargs.get("dtype") == "bfloat16"
+
+
+def index_tag(index) -> str:
+    """The kinds of items an index has, each once: 'idx(...,None,int,slice)'. The
+    order and count of items stay out, so that one behaviour (say, negative
+    slice steps) is one divergence, not one per index layout."""
+    def kind(item):
+        if item is None or item is Ellipsis:
+            return "None" if item is None else "..."
+        if isinstance(item, slice):
+            return "slice"
+        if isinstance(item, np.ndarray):
+            return f"{'backend-' if isinstance(item, BackendArray) else ''}{item.dtype.kind}-array"
+        if isinstance(item, (list, tuple)):
+            flat = np.asarray(item).reshape(-1)
+            return f"{'empty' if not flat.size else 'b' if flat.dtype == np.bool_ else 'i'}-{type(item).__name__}"
+        return type(item).__name__
+    items = index if isinstance(index, tuple) else (index,)
+    return "idx(" + ",".join(sorted({kind(i) for i in items})) + ")"
+
+
+def tag(value) -> str:
+    if isinstance(value, np.ndarray):
+        return value.dtype.name
+    if isinstance(value, (list, tuple)):
+        return f"py:{type(value).__name__}"
+    return dtypes.python_scalar_tag(value)

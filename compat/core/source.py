@@ -1,0 +1,133 @@
+"""Python source of values, indices and functions, for reproducers and records.
+
+Every value a case holds (arrays of every dtype, NaN payloads and -0.0 included,
+Python scalars, indices) is written so that evaluating the text gives the value
+back bit for bit; a function is written with the helpers and constants of its
+module that it uses, so that the text runs on its own.
+"""
+
+from __future__ import annotations
+
+import inspect
+import math
+import re
+import types
+
+import numpy as np
+
+from compat.core import dtypes
+
+
+class BackendArray(np.ndarray):
+    """A NumPy array the adapter converts to a backend array even where it is
+    nested (an index array inside an index tuple); NumPy treats it as an ndarray."""
+
+
+def backend_array(values) -> BackendArray:
+    return np.asarray(values).view(BackendArray)
+
+
+def slice_source(item: slice) -> str:
+    text = ":".join("" if v is None else repr(v) for v in (item.start, item.stop))
+    return text + (f":{item.step!r}" if item.step is not None else "")
+
+
+def index_source(index, array_text) -> str:
+    """An index in Python's subscript syntax: '1, None, ::-2, ...'. ``array_text``
+    renders the arrays inside it."""
+    def item_source(item):
+        if item is Ellipsis:
+            return "..."
+        if isinstance(item, slice):
+            return slice_source(item)
+        if isinstance(item, np.ndarray):
+            return array_text(item)
+        return value_source(item)
+    if not isinstance(index, tuple):
+        return item_source(index)
+    if not index:
+        return "()"
+    return ", ".join(item_source(i) for i in index) + ("," if len(index) == 1 else "")
+
+
+def value_source(value) -> str:
+    """Python source for a Python value (scalars, None, tuples and lists of them)."""
+    if isinstance(value, float):
+        if math.isnan(value):
+            return "float('nan')"
+        if math.isinf(value):
+            return "float('inf')" if value > 0 else "-float('inf')"
+        return repr(value)
+    if isinstance(value, complex):
+        return f"complex({value_source(value.real)}, {value_source(value.imag)})"
+    if isinstance(value, (list, tuple)):
+        items = ", ".join(value_source(v) for v in value)
+        return f"[{items}]" if isinstance(value, list) else f"({items}{',' if len(value) == 1 else ''})"
+    if isinstance(value, BackendArray):  # only reproducers that call an adapter meet one here
+        return f"backend_array({array_source(np.asarray(value))})"
+    if isinstance(value, np.ndarray):
+        return array_source(value)
+    if isinstance(value, slice):
+        return f"slice({value.start!r}, {value.stop!r}, {value.step!r})"
+    if value is Ellipsis:
+        return "Ellipsis"
+    return repr(value)
+
+
+def array_source(array: np.ndarray) -> str:
+    name = array.dtype.name
+    dtype = "ml_dtypes.bfloat16" if name == "bfloat16" else f"np.{name}"
+    if name in dtypes.REAL_FLOAT and has_nan_payload(array):
+        # float('nan') would lose the payload and the sign: write the bits
+        unsigned = unsigned_of(array)
+        flat = f"np.array({array.reshape(-1).view(unsigned).tolist()}, dtype=np.{unsigned}).view({dtype})"
+    else:
+        if name == "bfloat16":
+            items = [value_source(float(v)) for v in array.reshape(-1)]
+        elif name == "bool":
+            items = [repr(bool(v)) for v in array.reshape(-1)]
+        else:
+            items = [value_source(v.item()) for v in array.reshape(-1)]
+        if array.ndim == 0:
+            return f"np.array({items[0]}, dtype={dtype})"
+        flat = f"np.array([{', '.join(items)}], dtype={dtype})"
+    return flat if array.ndim == 1 else f"{flat}.reshape({array.shape})"
+
+
+def unsigned_of(array: np.ndarray) -> str:
+    """The unsigned integer dtype of the array's width: its elements' bits."""
+    return f"uint{8 * array.dtype.itemsize}"
+
+
+def has_nan_payload(array: np.ndarray) -> bool:
+    """A NaN whose bits are not those of the dtype's own NaN (sign, payload, signalling).
+    By bits: a float operation on a signalling NaN would raise NumPy's invalid flag."""
+    unsigned = unsigned_of(array)
+    plain, infinity, sign = (np.array(v, dtype=array.dtype).view(unsigned) for v in (np.nan, np.inf, -0.0))
+    bits = array.reshape(-1).view(unsigned)
+    return bool((((bits & ~sign) > infinity) & (bits != plain)).any())
+
+
+def function_source(function, rename: dict[str, str] | None = None) -> str:
+    """The definition of ``function`` and of what it uses from its own module
+    (helper functions, constants), each name in ``rename`` replaced, so that the text
+    runs where the module's imports are made."""
+    module = inspect.getmodule(inspect.unwrap(function))
+    needed, constants = [], {}
+
+    def visit(fn):
+        if fn in needed:
+            return
+        needed.append(fn)
+        for name, value in inspect.getclosurevars(fn).globals.items():
+            if isinstance(inspect.unwrap(value), types.FunctionType) and inspect.getmodule(value) is module:
+                visit(inspect.unwrap(value))
+            elif isinstance(value, (int, float, str, bool)):
+                constants[name] = value
+
+    visit(inspect.unwrap(function))
+    text = "".join(f"{name} = {value!r}\n" for name, value in constants.items())
+    text += "\n".join(inspect.getsource(fn) for fn in reversed(needed))
+    for old, new in (rename or {}).items():
+        text = re.sub(rf"(?<![\w.]){re.escape(old)}\b", new, text)  # not attributes (torch.func.grad)
+    return text

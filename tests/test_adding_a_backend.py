@@ -1,0 +1,93 @@
+"""Adding a backend is one module: the README's example runs as written; an adapter that
+maps an operation to something that does not exist stops the run at start-up with one
+line naming it; an operation an adapter declares unsupported is counted and shown."""
+
+from __future__ import annotations
+
+import re
+import textwrap
+
+import pytest
+
+from tests.helpers import REPO, SPECS, Jobs, nonempty_lines, output, run_pytest
+
+from compat.adapters import AdapterError, unsupported
+from compat.adapters.numpy import NumpyAdapter
+from compat.results import records
+
+MISSPELLED = textwrap.dedent("""
+    from compat.adapters.numpy import NumpyAdapter
+
+
+    class Misspelled(NumpyAdapter):
+        name = "misspelled"
+        OPS = {**NumpyAdapter.OPS, "floor_divide": "np.floordivide"}
+""")
+
+
+def readme_example() -> str:
+    """The README's my_adapters.py, exactly as written there."""
+    text = (REPO / "README.md").read_text()
+    block = re.search(r"```python\n(# my_adapters\.py\n.*?)```", text, re.S)
+    assert block, "README.md has no my_adapters.py example"
+    return block.group(1)
+
+
+@pytest.fixture(scope="module")
+def jobs(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("adding")
+    modules = tmp / "modules"
+    modules.mkdir()
+    (modules / "my_adapters.py").write_text(readme_example())
+    (modules / "misspelled_adapters.py").write_text(MISSPELLED)
+    quick = [str(SPECS / "placement.py"), "-q", "-p", "no:xdist", "-k", "computed_and_compiled", "--device", "none"]
+    jobs = Jobs({
+        "readme": lambda: run_pytest([*quick, "--adapter", "my_adapters:StrictNumpy", "--compat-mode", "report"],
+                                     tmp / "readme", PYTHONPATH=str(modules)),
+        "misspelled": lambda: run_pytest([*quick, "--adapter", "misspelled_adapters:Misspelled"], tmp / "misspelled",
+                                         PYTHONPATH=str(modules)),
+        "tensorflow": lambda: run_pytest([str(SPECS / "indexing.py"), "-q", "-p", "no:xdist", "-k", "put_along_axis",
+                                          "--backends", "tensorflow", "--device", "none"], tmp / "tensorflow"),
+    })
+    yield jobs, tmp
+    jobs.close()
+
+
+def test_the_readme_example_runs_as_written(jobs):
+    process = jobs[0]["readme"]
+    assert process.returncode == 0, output(process)
+    run = records.load(jobs[1] / "readme" / "results").latest()
+    checked = {(c.backend.id, op) for c in run.checks for op in c.cases}
+    assert ("numpy-strict", "add") in checked, checked
+    unsupported_here = {op: reason for c in run.checks for op, reason in c.unsupported.items()}
+    assert unsupported_here == {"compiled_add": "NumPy compiles nothing"}
+
+
+def test_a_misspelled_operation_stops_the_run_at_start_up_with_one_line(jobs):
+    process = jobs[0]["misspelled"]
+    assert process.returncode == 4, output(process)  # pytest's usage error: nothing ran
+    errors = [line for line in nonempty_lines(process.stderr) if line.startswith("ERROR")]
+    assert len(errors) == 1 and "Traceback" not in process.stderr, output(process)
+    assert "misspelled" in errors[0] and "'floor_divide'" in errors[0] and "np.floordivide" in errors[0], errors[0]
+
+
+def test_a_misspelled_operation_is_an_adapter_error_naming_it():
+    class Typo(NumpyAdapter):
+        name = "typo"
+        OPS = {**NumpyAdapter.OPS, "sqrt": "np.sqrtt"}
+
+    with pytest.raises(AdapterError, match=r"typo maps operation 'sqrt' to np\.sqrtt"):
+        Typo().check_operations()
+    Typo.OPS = {**NumpyAdapter.OPS, "sqrt": unsupported("on purpose")}
+    Typo().check_operations()  # declared: no error
+    assert Typo().unsupported("sqrt") == "on purpose"
+
+
+def test_a_declared_unsupported_operation_is_counted_with_its_reason_and_shown(jobs):
+    process = jobs[0]["tensorflow"]
+    assert process.returncode == 0, output(process)  # counted, not a divergence: nothing fails
+    run = records.load(jobs[1] / "tensorflow" / "results").latest()
+    reasons = {op: reason for c in run.checks for op, reason in c.unsupported.items()}
+    assert "put_along_axis" in reasons and "no put_along_axis" in reasons["put_along_axis"], reasons
+    assert not run.divergences
+    assert re.search(r"unsupported", process.stdout), output(process)  # the summary says so

@@ -1,0 +1,144 @@
+"""A reproducer runs what the harness ran: for every installed adapter, on its default
+device and on its reference plug-in device, and for every operation of compat's table
+(on the table's example inputs), the reproducer snippet's result equals the harness's
+outcome bit for bit, or both raise the same exception type.
+
+This is what keeps each adapter method and its source-text twin in agreement
+(``from_numpy``/``array_source``, ``device_scope``/``scope_source``, ``context``/
+``setup_lines``, ``function``/``op_source``, ``dtype``/``dtype_source``). Each adapter
+runs in a child process: a reproducer changes process-wide settings (JAX's x64,
+tnp's NumPy behaviour) as a user's script would.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import numpy as np
+import pytest
+
+from tests.helpers import Jobs, output, run
+
+from compat.core import ops, oracle
+from compat.core.case import Case
+from compat.core.programs import Node, Program
+from compat.harness.plugin import select
+
+INSTALLED = [a for a in select(None, [])[0]]
+
+
+def x(slot=0):
+    return Node("input", slot=slot)
+
+
+def call(op, *args):
+    return Node(op, tuple(args))
+
+
+def f64(*values):
+    return np.array(values, dtype=np.float64)
+
+
+# the programs the autodiff transforms are shown with: f(x0[, x1]) of the table's operations
+TRANSFORMS = {
+    "grad": (Program(call("sum", call("multiply", call("tanh", x(0)), x(1))), (f64(0.5, -1.0), f64(2.0, 3.0))), ()),
+    "jacobian": (Program(call("tanh", call("multiply", x(0), x(0))), (f64(0.5, -1.0),)), ()),
+    "per_example_grad": (Program(call("sum", call("multiply", call("sin", x(0)), x(1))), (f64(0.5, -1.0), f64(1.0, 2.0))),
+                         ("batch",)),
+    "hvp": (Program(call("sum", call("multiply", call("tanh", x(0)), x(0))), (f64(0.5, -1.0),)), ("v",)),
+}
+
+
+def case_of(op: str, adapter) -> Case:
+    declared = ops.get(op)
+    if declared.transform:
+        program, extra = TRANSFORMS[op]
+        args = program.inputs
+        if extra == ("batch",):
+            args = (program.inputs[0], np.stack([program.inputs[1], 2 * program.inputs[1]]))
+        elif extra == ("v",):
+            args = (*program.inputs, f64(1.0, 0.5))
+        return Case(op, args, program=program)
+    args = list(declared.example)
+    if declared.moves_to is not None:
+        args[declared.moves_to] = adapter.reference_device
+    return Case(op, tuple(args), dict(declared.example_kwargs))
+
+
+def agreement(spec: str) -> list[str]:
+    """Runs in a child: every operation of the table through ``spec``'s adapter and through
+    its reproducer, on its default device and its plug-in device; what disagreed."""
+    from compat.adapters import load_adapter
+    from compat.adapters.numpy_fd import FiniteDifferences
+    from compat.devices import DeviceBuildError
+    from compat.harness import reproducer as snippets
+
+    adapter, numpy, finite_differences = load_adapter(spec), load_adapter("numpy"), FiniteDifferences()
+    devices = [None]
+    if adapter.plugin is not None:
+        try:
+            adapter.plugin.prepare()
+            devices += [d for d in adapter.plugin_devices() if d in adapter.devices()]
+        except DeviceBuildError:
+            pass
+    problems = []
+    for device in devices:
+        for op in ops.OPS:
+            if adapter.unsupported(op):
+                continue
+            case = case_of(op, adapter)
+            args = case.args if case.program is None else (case.program.bind(adapter, device), *case.args)
+            harness = adapter.call(op, args, case.kwargs, device)
+            reference = finite_differences if ops.get(op).transform else numpy  # as the checker's
+            text = snippets.reproducer(case, reference, adapter, device)
+            shown = {}
+
+            def show(name, compute):
+                try:
+                    shown[name] = compute()
+                except Exception as error:  # the reproducer's side of a raised outcome
+                    shown[name] = error
+
+            try:
+                exec(text.replace(snippets.SHOW, ""), {"show": show, "__name__": "reproducer"})
+            except Exception as error:
+                problems.append(f"{op} on {device}: the reproducer does not run: {type(error).__name__}: {error}\n{text}")
+                continue
+            *_, result = shown.values()
+            where = f"{op} on {device or 'the default device'}"
+            if harness.raised or isinstance(result, Exception):
+                if type(result).__name__ != type(harness.error).__name__:
+                    problems.append(f"{where}: harness {harness.describe()}, reproducer {result!r}\n{text}")
+                continue
+            with adapter.context():
+                again = adapter.outcome(result)
+            mismatches = oracle.compare(harness, again, exact="computed")
+            if mismatches:
+                problems.append(f"{where}: {'; '.join(m.detail for m in mismatches)}\n{text}")
+    return problems
+
+
+@pytest.fixture(scope="module")
+def jobs(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("reproducers")
+    script = "import json, sys; from tests.test_reproducers import agreement; print(json.dumps(agreement(sys.argv[1])))"
+    jobs = Jobs({a.spec: (lambda spec=a.spec: run(["-c", script, spec], tmp / spec)) for a in INSTALLED})
+    yield jobs
+    jobs.close()
+
+
+@pytest.mark.parametrize("spec", [a.spec for a in INSTALLED])
+def test_a_reproducer_gives_what_the_harness_got_for_every_operation(jobs, spec):
+    process = jobs[spec]
+    assert process.returncode == 0, output(process)
+    problems = json.loads(process.stdout.strip().splitlines()[-1])
+    assert not problems, "\n\n".join(problems)
+
+
+def test_every_operation_has_an_example_or_a_program():
+    assert all(op.example or op.name in TRANSFORMS for op in ops.TABLE)
+
+
+if __name__ == "__main__":  # python -m tests.test_reproducers jax[x64]: one adapter, here
+    print("\n\n".join(agreement(sys.argv[1])) or "agree")
