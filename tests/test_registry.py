@@ -3,19 +3,21 @@
 from __future__ import annotations
 
 import textwrap
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from compat.results import registry
+from compat.results.records import Backend
 from compat.results.registry import RegistryError
 
 SHIPPED = Path(__file__).resolve().parent.parent / "fixtures" / "known-divergences.toml"
 
-JAX_X32 = {"name": "jax", "id": "jax[x32]", "version": "0.4.35", "config": {"x64": False}}
-JAX_X64 = {"name": "jax", "id": "jax[x64]", "version": "0.4.35", "config": {"x64": True}}
-TORCH = {"name": "torch", "id": "torch", "version": "2.5.1+cpu", "config": {}}
-OLD_TORCH = {"name": "torch", "id": "torch", "version": "2.3.0", "config": {}}
+JAX_X32 = Backend("jax", "jax[x32]", "0.4.35", {"x64": False})
+JAX_X64 = Backend("jax", "jax[x64]", "0.4.35", {"x64": True})
+TORCH = Backend("torch", "torch", "2.5.1+cpu", {})
+OLD_TORCH = Backend("torch", "torch", "2.3.0", {})
 
 
 def divergence(**fields) -> dict:
@@ -107,15 +109,15 @@ def test_config_must_be_a_subset_of_the_backend_config(tmp_path):
     known = load(tmp_path, entry("no-x64", backend="jax", config="{ x64 = false }"))
     assert known.match(JAX_X32, divergence()).id == "no-x64"
     assert known.match(JAX_X64, divergence()) is None
-    assert known.match({**JAX_X32, "config": {"x64": False, "other": 1}}, divergence()).id == "no-x64"
-    assert known.match({**JAX_X32, "config": {}}, divergence()) is None
+    assert known.match(replace(JAX_X32, config={"x64": False, "other": 1}), divergence()).id == "no-x64"
+    assert known.match(replace(JAX_X32, config={}), divergence()) is None
 
 
 def test_versions_specifier(tmp_path):
     known = load(tmp_path, entry("new-torch", backend="torch", versions='">=2.4,<3"'))
     assert known.match(TORCH, divergence()).id == "new-torch"  # 2.5.1+cpu: the local label is ignored
     assert known.match(OLD_TORCH, divergence()) is None
-    assert known.match({**TORCH, "version": "3.0.0"}, divergence()) is None
+    assert known.match(replace(TORCH, version="3.0.0"), divergence()) is None
 
 
 def test_kind_must_be_equal(tmp_path):
@@ -133,7 +135,7 @@ def test_kind_may_be_a_list(tmp_path):
 
 def test_backend_glob(tmp_path):
     anyone = load(tmp_path, entry("anyone", backend="*"))
-    for backend in (JAX_X32, JAX_X64, TORCH, {"name": "thirdparty", "id": "thirdparty", "version": "1.0", "config": {}}):
+    for backend in (JAX_X32, JAX_X64, TORCH, Backend("thirdparty", "thirdparty", "1.0", {})):
         assert anyone.match(backend, divergence()).id == "anyone"
     j_only = load(tmp_path, entry("j-only", backend="j*"))
     assert j_only.match(JAX_X64, divergence()).id == "j-only"

@@ -1,26 +1,34 @@
-"""Divergence records: JSON Lines, one file per pytest-xdist worker, flushed per record.
+"""Records: what a run leaves, as typed values and as JSON Lines files.
 
 A results directory holds one folder per run::
 
     DIR/<run_id>/run.json              the run's environment (written by the controller)
     DIR/<run_id>/records-<worker>.jsonl
 
-Two record types share a file (see ``record.schema.json``):
-- ``divergence``: one divergence with its minimal example and reproducer;
-- ``checks``: how many cases a spec checked per operation, written when the
-  spec finishes, so reports can count cases and find stale registry entries.
+Four record types share a file (``record.schema.json`` describes their JSON):
+
+- ``Divergence``: one divergence with its minimal example and reproducer;
+- ``Checks``: how many cases a spec checked per operation (and which operations
+  the backend declares unsupported), written when the spec finishes, so that
+  reports count cases and find registry entries that no longer reproduce;
+- ``Observation``: one cell of a survey table;
+- ``Coverage``: plug-in kernel launches per operation.
+
+This module owns the schema version, the identity of a divergence (``Key``) and
+the JSON round trip; every other module reads and writes records through it.
 """
 
 from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from functools import cache
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, ClassVar, Iterator, NamedTuple
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2 added Checks.unsupported and the tables a spec feeds
+READABLE_VERSIONS = (1, 2)
 SCHEMA_PATH = Path(__file__).with_name("record.schema.json")
 
 
@@ -28,206 +36,194 @@ class ResultsError(Exception):
     """A results directory cannot be used (one-line message for users)."""
 
 
+@dataclass(frozen=True)
+class Backend:
+    """A backend as a record names it: adapter name, id with config, version, config."""
+
+    name: str
+    id: str
+    version: str
+    config: dict
+    adapter: str = ""
+
+    def to_json(self) -> dict:
+        return {k: v for k, v in asdict(self).items() if v != "" or k != "adapter"}
+
+    @classmethod
+    def from_json(cls, data: dict) -> Backend:
+        return cls(data["name"], data["id"], data["version"], data["config"], data.get("adapter", ""))
+
+
+class Key(NamedTuple):
+    """The identity of a distinct divergence: records with the same key are one
+    divergence seen in several examples, specs or workers (their counts add up)."""
+
+    backend_id: str
+    device: str | None
+    reference: str
+    family: str
+    op: str
+    kind: str
+    inputs: str
+    expected: str
+    actual: str
+
+    def sort_key(self) -> tuple:
+        return tuple("" if v is None else v for v in self)
+
+
+@dataclass(kw_only=True)
+class Record:
+    """Fields every record has."""
+
+    TYPE: ClassVar[str] = ""
+
+    run_id: str
+    worker: str
+    family: str
+    spec: str  # pytest node id
+    backend: Backend
+    device: str | None  # device under test; None is the backend's default device
+    reference: str  # numpy, numpy-fd, a gradient reference framework's id, or device:<name>
+    schema: int = SCHEMA_VERSION
+
+    @property
+    def where(self) -> str:
+        """'torch', or 'torch@apu:0' for a device under test."""
+        return self.backend.id + (f"@{self.device}" if self.device else "")
+
+    @property
+    def spec_name(self) -> str:
+        """The spec's function name, without module and parameters."""
+        return self.spec.split("::")[-1].split("[")[0]
+
+    def to_json(self) -> dict:
+        data = {"record": self.TYPE}
+        for f in fields(self):
+            value = getattr(self, f.name)
+            data[f.name] = value.to_json() if hasattr(value, "to_json") else value
+        return data
+
+
+@dataclass(kw_only=True)
+class Divergence(Record):
+    TYPE: ClassVar[str] = "divergence"
+
+    op: str
+    kind: str  # dtype | shape | value | error | device | crash | timeout
+    signature: dict  # inputs, expected, actual: shrink-stable
+    expected: dict  # the reference's outcome as JSON
+    actual: dict  # the backend's outcome as JSON
+    detail: str
+    example: dict  # call, inputs (variable -> NumPy source)
+    reproducer: str
+    count: int  # examples of this spec that showed it
+    known: str | None  # the registry entry it matched
+    status: str  # new | known
+    first_seen_after: int = 0  # cases checked when it first showed
+    tables: list[str] = field(default_factory=list)  # report tables the spec feeds (e.g. the promotion grid)
+
+    @property
+    def key(self) -> Key:
+        s = self.signature
+        return Key(self.backend.id, self.device, self.reference, self.family, self.op, self.kind,
+                   s["inputs"], s["expected"], s["actual"])
+
+    @property
+    def against_device(self) -> bool:
+        """A divergence of a device from its reference device (not from NumPy)."""
+        return self.reference.startswith("device:")
+
+
+@dataclass(kw_only=True)
+class Checks(Record):
+    TYPE: ClassVar[str] = "checks"
+
+    cases: dict[str, int]  # operation -> cases checked
+    unsupported: dict[str, str] = field(default_factory=dict)  # operation -> the adapter's reason
+    tables: list[str] = field(default_factory=list)
+
+
+@dataclass(kw_only=True)
+class Observation(Record):
+    TYPE: ClassVar[str] = "observation"
+
+    table: str
+    row: str
+    value: str
+
+
+@dataclass(kw_only=True)
+class Coverage(Record):
+    TYPE: ClassVar[str] = "coverage"
+
+    ops: dict[str, dict[str, int]]  # kernel -> {"device": launches, "fallback": launches}
+
+
+TYPES = {cls.TYPE: cls for cls in (Divergence, Checks, Observation, Coverage)}
+
+
+def from_json(data: dict) -> Record:
+    """The typed record of a JSON object that follows the schema (see ``problem_with``)."""
+    cls = TYPES[data["record"]]
+    names = {f.name for f in fields(cls)}
+    values = {k: v for k, v in data.items() if k in names}
+    values["backend"] = Backend.from_json(data["backend"])
+    return cls(**values)
+
+
+# -- validation ----------------------------------------------------------------------
+
 @cache
 def schema() -> dict:
     return json.loads(SCHEMA_PATH.read_text())
 
 
 @cache
-def validator():
+def validator(kind: str | None = None):
+    """jsonschema's validator of the whole schema, or of one record type (four times
+    faster: the record names its type, so the other branches of oneOf need no try)."""
     import jsonschema
 
-    return jsonschema.Draft202012Validator(schema())
+    if kind is None:
+        return jsonschema.Draft202012Validator(schema())
+    root = {k: v for k, v in schema().items() if k != "oneOf"}
+    return jsonschema.Draft202012Validator({**root, "$ref": f"#/$defs/{kind}"})
 
 
-def problem_with(record: Any) -> str | None:
-    """None if ``record`` follows the schema, else a one-line reason.
-
-    A compiled check decides (microseconds a record); jsonschema, which takes
-    about a millisecond, runs only to explain a record that fails it."""
-    if fast_validator()(record):
-        return None
-    kinds = [branch["$ref"].rsplit("/", 1)[-1] for branch in schema().get("oneOf", ()) if "$ref" in branch]
-    if not isinstance(record, dict):
+def problem_with(data: Any) -> str | None:
+    """None if ``data`` is a record that follows the schema, else a one-line reason."""
+    if not isinstance(data, dict):
         names = {list: "an array", str: "a string", bool: "a boolean", int: "a number", float: "a number"}
-        return f"not a record ({names.get(type(record), 'null')}, not a JSON object)"
-    if "record" not in record:
-        return f"no 'record' field (the record type: {', '.join(kinds)})"
-    if record["record"] not in kinds:
-        return f"record: {str(record['record'])[:60]!r} is not a record type ({', '.join(kinds)})"
-    error = jsonschema_error(record)
-    if error is None:  # cannot happen while the two agree (tests/test_store.py checks that they do)
+        return f"not a record ({names.get(type(data), 'null')}, not a JSON object)"
+    kind = data.get("record")
+    if kind is None:
+        return f"no 'record' field (the record type: {', '.join(TYPES)})"
+    if not isinstance(kind, str) or kind not in TYPES:
+        return f"record: {str(kind)[:60]!r} is not a record type ({', '.join(TYPES)})"
+    error = next(iter(sorted(validator(kind).iter_errors(data), key=lambda e: list(e.path))), None)
+    if error is None:
         return None
     where = "/".join(str(p) for p in error.absolute_path)
     return f"{where + ': ' if where else ''}{error.message}"[:300]
 
 
-# -- the compiled check ------------------------------------------------------------
-# A small compiler for the part of JSON Schema that record.schema.json uses, so the
-# check follows the schema file itself and cannot drift from it. A keyword it does
-# not know makes it give up, and then jsonschema decides every record (slow, right).
-
-_IGNORED = {"$schema", "$id", "title", "description", "$defs", "$comment", "examples", "default"}
-_TYPES = {
-    "object": lambda v: isinstance(v, dict),
-    "array": lambda v: isinstance(v, list),
-    "string": lambda v: isinstance(v, str),
-    "boolean": lambda v: isinstance(v, bool),
-    "null": lambda v: v is None,
-    "number": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
-    "integer": lambda v: (isinstance(v, int) and not isinstance(v, bool)) or (isinstance(v, float) and v.is_integer()),
-}
-
-
-class _Unsupported(Exception):
-    pass
-
-
-def _json_equal(a, b) -> bool:
-    """JSON equality: true and 1 differ, 1 and 1.0 do not."""
-    if isinstance(a, bool) or isinstance(b, bool):
-        return isinstance(a, bool) and isinstance(b, bool) and a == b
-    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
-        return a == b
-    if isinstance(a, list) and isinstance(b, list):
-        return len(a) == len(b) and all(_json_equal(x, y) for x, y in zip(a, b))
-    if isinstance(a, dict) and isinstance(b, dict):
-        return a.keys() == b.keys() and all(_json_equal(a[k], b[k]) for k in a)
-    return type(a) is type(b) and a == b
-
-
-def _compile(node, root: dict, refs: dict):
-    """A function instance -> bool for one schema node."""
-    if node is True:
-        return lambda v: True
-    if node is False:
-        return lambda v: False
-    if not isinstance(node, dict):
-        raise _Unsupported(repr(node))
-    unknown = set(node) - _IGNORED - {"$ref", "type", "const", "enum", "required", "properties", "additionalProperties",
-                                      "items", "minimum", "minLength", "allOf", "oneOf", "anyOf"}
-    if unknown:
-        raise _Unsupported(", ".join(sorted(unknown)))
-    checks = []  # cheap, local checks first: a oneOf branch that does not apply fails fast
-    if "type" in node:
-        types = [node["type"]] if isinstance(node["type"], str) else node["type"]
-        tests = [_TYPES[t] for t in types]
-        if len(tests) == 1:
-            checks.append(tests[0])
-        else:
-            checks.append(lambda v: any(t(v) for t in tests))
-    if "const" in node:
-        const = node["const"]
-        if isinstance(const, str):
-            checks.append(lambda v: v == const and isinstance(v, str))
-        else:
-            checks.append(lambda v: _json_equal(v, const))
-    if "enum" in node:
-        options = node["enum"]
-        if all(isinstance(o, str) for o in options):
-            strings = frozenset(options)
-            checks.append(lambda v: isinstance(v, str) and v in strings)
-        else:
-            checks.append(lambda v: any(_json_equal(v, o) for o in options))
-    if "required" in node:
-        required = frozenset(node["required"])
-        checks.append(lambda v: not isinstance(v, dict) or required <= v.keys())
-    if "properties" in node:
-        properties = [(k, _compile(s, root, refs)) for k, s in node["properties"].items()]
-
-        def check_properties(v):
-            if isinstance(v, dict):
-                for key, check in properties:
-                    if key in v and not check(v[key]):
-                        return False
-            return True
-
-        checks.append(check_properties)
-    if "additionalProperties" in node:
-        extra = _compile(node["additionalProperties"], root, refs)
-        named = set(node.get("properties", ()))
-        checks.append(lambda v: not isinstance(v, dict) or all(extra(x) for k, x in v.items() if k not in named))
-    if "items" in node:
-        item = _compile(node["items"], root, refs)
-        checks.append(lambda v: not isinstance(v, list) or all(item(x) for x in v))
-    if "minimum" in node:
-        minimum = node["minimum"]
-        checks.append(lambda v: not _TYPES["number"](v) or v >= minimum)
-    if "minLength" in node:
-        length = node["minLength"]
-        checks.append(lambda v: not isinstance(v, str) or len(v) >= length)
-    if "$ref" in node:
-        ref = node["$ref"]
-        if not ref.startswith("#/"):
-            raise _Unsupported(ref)
-        if ref not in refs:
-            refs[ref] = None  # placeholder: recursive references resolve lazily
-            target = root
-            for part in ref[2:].split("/"):
-                target = target[part]
-            refs[ref] = _compile(target, root, refs)
-        checks.append(lambda v, ref=ref: refs[ref](v))
-    if "allOf" in node:
-        parts = [_compile(s, root, refs) for s in node["allOf"]]
-        checks.append(lambda v: all(p(v) for p in parts))
-    if "anyOf" in node:
-        parts = [_compile(s, root, refs) for s in node["anyOf"]]
-        checks.append(lambda v: any(p(v) for p in parts))
-    if "oneOf" in node:
-        parts = [_compile(s, root, refs) for s in node["oneOf"]]
-
-        def check_one_of(v):
-            matched = 0
-            for part in parts:
-                if part(v):
-                    matched += 1
-                    if matched > 1:
-                        return False
-            return matched == 1
-
-        checks.append(check_one_of)
-    if len(checks) == 1:
-        return checks[0]
-
-    def check_all(v):
-        for check in checks:
-            if not check(v):
-                return False
-        return True
-
-    return check_all
-
-
-@cache
-def fast_validator():
-    """record -> bool, compiled from record.schema.json; jsonschema's verdict if the
-    schema uses a keyword the compiler does not know."""
+def parse(line: str, validate: bool = True) -> tuple[Record | None, str | None]:
+    """(record, None) for a line that holds a record, else (None, the reason)."""
     try:
-        return _compile(schema(), schema(), {})
-    except (_Unsupported, KeyError, TypeError):
-        return lambda record: validator().is_valid(record)
+        data = json.loads(line)
+    except ValueError as error:
+        return None, f"not JSON ({error})"
+    problem = problem_with(data) if validate else None
+    if problem:
+        return None, problem
+    try:
+        return from_json(data), None
+    except (KeyError, TypeError, AttributeError) as error:  # only without validation
+        return None, problem_with(data) or f"not a record ({error})"
 
 
-def jsonschema_error(record):
-    """The first schema error, judged against the record type the record names, so
-    the reason says what is wrong with it rather than that no type matched."""
-    kind = record.get("record") if isinstance(record, dict) else None
-    errors = []
-    if isinstance(kind, str) and kind in schema()["$defs"] and any(
-            branch.get("$ref") == f"#/$defs/{kind}" for branch in schema().get("oneOf", ())):
-        errors = list(typed_validator(kind).iter_errors(record))
-    if not errors:
-        errors = list(validator().iter_errors(record))
-    return next(iter(sorted(errors, key=lambda e: e.path)), None)
-
-
-@cache
-def typed_validator(kind: str):
-    import jsonschema
-
-    root = {k: v for k, v in schema().items() if k != "oneOf"}
-    return jsonschema.Draft202012Validator({**root, "$ref": f"#/$defs/{kind}"})
-
+# -- files ---------------------------------------------------------------------------
 
 class RecordWriter:
     """Appends records to this worker's file; every record is flushed at once
@@ -238,8 +234,8 @@ class RecordWriter:
         self.path = run_directory / f"records-{worker}.jsonl"
         self.file = open(self.path, "a", encoding="utf-8")
 
-    def write(self, record: dict) -> None:
-        self.file.write(json.dumps(record, sort_keys=True, allow_nan=False) + "\n")
+    def write(self, record: Record) -> None:
+        self.file.write(json.dumps(record.to_json(), sort_keys=True, allow_nan=False) + "\n")
         self.file.flush()
 
     def close(self) -> None:
@@ -260,13 +256,18 @@ def check_writable(directory: Path) -> None:
 class Run:
     run_id: str
     meta: dict = field(default_factory=dict)
-    divergences: list[dict] = field(default_factory=list)
-    checks: list[dict] = field(default_factory=list)
-    others: list[dict] = field(default_factory=list)  # observation and coverage records
+    divergences: list[Divergence] = field(default_factory=list)
+    checks: list[Checks] = field(default_factory=list)
+    observations: list[Observation] = field(default_factory=list)
+    coverage: list[Coverage] = field(default_factory=list)
 
     @property
     def started(self) -> str:
         return self.meta.get("started", "")
+
+    def add(self, record: Record) -> None:
+        {Divergence: self.divergences, Checks: self.checks, Observation: self.observations,
+         Coverage: self.coverage}[type(record)].append(record)
 
 
 @dataclass
@@ -285,11 +286,13 @@ def iter_lines(path: Path) -> Iterator[tuple[int, str]]:
                 yield number, line
 
 
-def load(directory: Path) -> Loaded:
+def load(directory: Path, validate: bool = True) -> Loaded:
     """Read every run under ``directory`` (or ``directory`` itself if it is one run).
 
-    Records that do not follow the schema are reported in ``problems`` with
-    their file and line and skipped; the rest is still read.
+    Lines that are not records (not JSON, a line cut short by a worker that died while
+    writing it, a record against the schema) are reported in ``problems`` with their
+    file and line and skipped; the rest is still read. ``validate=False`` trusts the
+    files (a run's own workers wrote them) and checks only that each line is JSON.
     """
     directory = Path(directory)
     if not directory.is_dir():
@@ -310,16 +313,9 @@ def load(directory: Path) -> Loaded:
             loaded.problems.append(f"{path}: cannot read ({error.strerror})")
             continue
         for number, line in lines:
-            try:
-                record = json.loads(line)
-            except ValueError as error:
-                loaded.problems.append(f"{path}:{number}: not JSON ({error})")
-                continue
-            problem = problem_with(record)
+            record, problem = parse(line, validate)
             if problem:
                 loaded.problems.append(f"{path}:{number}: {problem}")
                 continue
-            run = loaded.runs.setdefault(record["run_id"], Run(record["run_id"]))
-            kind = record["record"]
-            (run.divergences if kind == "divergence" else run.checks if kind == "checks" else run.others).append(record)
+            loaded.runs.setdefault(record.run_id, Run(record.run_id)).add(record)
     return loaded

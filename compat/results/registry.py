@@ -28,6 +28,8 @@ from typing import Any
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
+from compat.results.records import Backend
+
 KINDS = ("dtype", "shape", "value", "error", "device", "crash", "timeout")
 PATTERNS = ("family", "op", "inputs", "expected", "actual", "device", "reference")
 REQUIRED = ("id", "backend", "kind", "differs", "reason")
@@ -50,23 +52,23 @@ class Entry:
     config: dict = field(default_factory=dict)
     patterns: dict = field(default_factory=dict)  # field -> tuple of globs
 
-    def applies_to(self, backend_name: str, backend_id: str, version: str, config: dict) -> bool:
+    def applies_to(self, backend: Backend) -> bool:
         """Does this entry concern this backend at all (ignoring what differs)?"""
-        if self.backend not in (backend_name, backend_id) and not fnmatchcase(backend_name, self.backend):
+        if self.backend not in (backend.name, backend.id) and not fnmatchcase(backend.name, self.backend):
             return False
-        if any(config.get(k) != v for k, v in self.config.items()):
+        if any(backend.config.get(k) != v for k, v in self.config.items()):
             return False
         if self.versions:
             try:
-                return Version(version.split("+")[0]) in SpecifierSet(self.versions)
+                return Version(backend.version.split("+")[0]) in SpecifierSet(self.versions)
             except InvalidVersion:
                 return False
         return True
 
-    def matches(self, backend: dict, divergence: dict) -> bool:
+    def matches(self, backend: Backend, divergence: dict) -> bool:
         if divergence["kind"] not in self.kinds:
             return False
-        if not self.applies_to(backend["name"], backend["id"], backend["version"], backend["config"]):
+        if not self.applies_to(backend):
             return False
         return all(
             any(fnmatchcase(str(divergence.get(name) or ""), glob) for glob in globs)
@@ -79,7 +81,7 @@ class Registry:
     entries: list[Entry] = field(default_factory=list)
     path: Path | None = None
 
-    def match(self, backend: dict, divergence: dict) -> Entry | None:
+    def match(self, backend: Backend, divergence: dict) -> Entry | None:
         """``divergence`` holds family, op, kind, inputs, expected, actual, device, reference."""
         return next((e for e in self.entries if e.matches(backend, divergence)), None)
 

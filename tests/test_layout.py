@@ -1,0 +1,102 @@
+"""The package's architecture, as the README's Layout section states it: folders by role,
+dependencies in one direction, no import cycle, no oversized module."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+from tests.helpers import REPO
+
+PACKAGE = REPO / "compat"
+MAX_LINES = 500
+
+# what each part of the package may import from compat (besides itself); the order of
+# the README's Layout: core knows no framework, adapters no records, results no harness
+ALLOWED = {
+    "core": set(),
+    "devices": set(),
+    "adapters": {"core", "devices"},
+    "specs": {"core"},
+    "results": {"core"},
+    "dashboard": {"core", "results"},
+    "harness": {"core", "devices", "adapters", "results", "specs"},
+    "__main__": {"core", "devices", "adapters", "results", "specs", "harness", "dashboard"},
+}
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(REPO).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def imports_of(path: Path) -> set[str]:
+    """compat modules ``path`` imports, at module level or inside functions."""
+    found = set()
+    package = module_name(path) if path.name == "__init__.py" else module_name(path).rpartition(".")[0]
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                base = ".".join(package.split(".")[:len(package.split(".")) - node.level + 1] + ([base] if base else []))
+            found.add(base)
+            found |= {f"{base}.{alias.name}" for alias in node.names}
+    return {name for name in found if name == "compat" or name.startswith("compat.")}
+
+
+def graph() -> dict[str, set[str]]:
+    modules = {module_name(p): p for p in PACKAGE.rglob("*.py")}
+    return {name: {m for m in imports_of(path) if m in modules and m != name} for name, path in modules.items()}
+
+
+def part(module: str) -> str:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else "compat"
+
+
+def test_no_import_cycle():
+    edges = graph()
+    # a package's __init__ importing its own submodules is how it re-exports them, not a cycle of roles
+    edges = {m: {d for d in deps if not (m.count(".") < d.count(".") and d.startswith(m + "."))} for m, deps in edges.items()}
+    state: dict[str, int] = {}
+    cycles = []
+
+    def visit(module, trail):
+        state[module] = 1
+        for dependency in sorted(edges[module]):
+            if state.get(dependency) == 1:
+                cycles.append(trail[trail.index(dependency):] + [dependency])
+            elif dependency not in state:
+                visit(dependency, trail + [dependency])
+        state[module] = 2
+
+    for module in sorted(edges):
+        if module not in state:
+            visit(module, [module])
+    assert not cycles, "\n".join(" -> ".join(c) for c in cycles)
+
+
+def test_each_part_imports_only_what_the_layout_allows():
+    wrong = []
+    for module, dependencies in graph().items():
+        mine = part(module)
+        if mine == "compat":
+            continue
+        for dependency in dependencies:
+            theirs = part(dependency)
+            if theirs not in (mine, "compat") and theirs not in ALLOWED[mine]:
+                wrong.append(f"{module} imports {dependency}")
+    assert not wrong, "\n".join(sorted(wrong))
+
+
+def test_no_module_over_the_size_limit():
+    sizes = {module_name(p): len(p.read_text().splitlines()) for p in PACKAGE.rglob("*.py")}
+    assert not {m: n for m, n in sizes.items() if n > MAX_LINES}
+
+
+def test_the_readme_layout_names_every_part():
+    layout = (REPO / "README.md").read_text().split("## Layout", 1)[1].split("\n## ", 1)[0]
+    folders = sorted(p.name for p in PACKAGE.iterdir() if p.is_dir() and (p / "__init__.py").exists())
+    assert all(f"compat/{folder}/" in layout for folder in folders), (folders, layout)
