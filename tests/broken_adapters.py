@@ -269,3 +269,46 @@ class AbortsOnNegativeInts(NumpyAdapter):
 
             os.abort()
         return super().call(op, args, kwargs, device)
+
+
+# -- casualties: third-party-style adapters that kill, hang or swamp their process
+# (tests/test_isolation.py, tests/test_casualties.py)
+
+class AbortsInFloat32Multiply(NumpyAdapter):
+    """multiply of a float32 array aborts the process (SIGABRT); everything else is NumPy."""
+
+    name = "aborts_in_float32_multiply"
+
+    def call(self, op, args, kwargs=None, device=None):
+        if op == "multiply" and any(isinstance(a, np.ndarray) and a.dtype == np.float32 for a in args):
+            import os
+
+            os.abort()
+        return super().call(op, args, kwargs, device)
+
+
+class HangsInSubtract(NumpyAdapter):
+    """subtract never returns (a sleeping loop: it holds no lock a watchdog would need)."""
+
+    name = "hangs_in_subtract"
+
+    def call(self, op, args, kwargs=None, device=None):
+        if op == "subtract":
+            import time
+
+            while True:
+                time.sleep(0.05)
+        return super().call(op, args, kwargs, device)
+
+
+class AllocatesWithoutBound(NumpyAdapter):
+    """add allocates 64 MiB blocks, touched, until something stops it."""
+
+    name = "allocates_without_bound"
+
+    def call(self, op, args, kwargs=None, device=None):
+        if op == "add":
+            blocks = []
+            while True:
+                blocks.append(np.ones(8 << 20))
+        return super().call(op, args, kwargs, device)

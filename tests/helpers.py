@@ -11,6 +11,8 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Callable
 
+from compat.results import records
+
 REPO = Path(__file__).resolve().parent.parent
 SPECS = REPO / "compat" / "specs"
 TIMEOUT = 300
@@ -101,7 +103,7 @@ BACKEND = {"name": "numpy", "id": "numpy", "version": "2.0.0", "config": {}}
 
 
 def common(run_id: str = "run-1", worker: str = "main", spec: str = "compat/specs/promotion.py::test_x[numpy]") -> dict:
-    return {"schema": 1, "run_id": run_id, "worker": worker, "family": "promotion", "spec": spec,
+    return {"schema": records.SCHEMA_VERSION, "run_id": run_id, "worker": worker, "family": "promotion", "spec": spec,
             "backend": dict(BACKEND), "device": None, "reference": "numpy"}
 
 
@@ -136,3 +138,8 @@ def reproducer_lines(stdout: str, backend_name: str) -> tuple[str, str]:
     backend = [line for line in lines if line.startswith(backend_name + " ")]
     assert len(reference) == 1 and len(backend) == 1, stdout
     return reference[0], backend[0]
+
+
+def json_of(typed: list) -> list[dict]:
+    """Typed records as the JSON objects their files hold (what a user reads)."""
+    return [record.to_json() for record in typed]

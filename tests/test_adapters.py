@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from compat.core import dtypes
-from compat.harness.plugin import select
+from compat.harness.selection import select
 from compat.core.source import array_source
 
 # bit patterns that a conversion through another dtype can change: NaNs of both signs

@@ -4,12 +4,14 @@ the device row checks kernels."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from compat.results import records
 from compat.specs.promotion import has_reference
 from compat.core.strategies import dtype_pairs
-from tests.helpers import Jobs, output, run_pytest
+from tests.helpers import Jobs, output, run_pytest, json_of
 
 SPEC = ["compat/specs/promotion.py", "-k", "(unary_function_result_dtype and sqrt) or matmul_on_every_pair",
         "-p", "no:randomly",
@@ -23,7 +25,7 @@ def cases_per_row(tmp, *extra) -> dict[tuple[str, str], int]:
     loaded = records.load(tmp / "results")
     assert loaded.problems == [], loaded.problems
     (run,) = loaded.runs.values()
-    return {(r["spec"].rsplit("[", 1)[1].split("-")[0].rstrip("]"), op): n for r in run.checks for op, n in r["cases"].items()}
+    return {(r["spec"].rsplit("[", 1)[1].split("-")[0].rstrip("]"), op): n for r in json_of(run.checks) for op, n in r["cases"].items()}
 
 
 @pytest.fixture(scope="module")
@@ -66,16 +68,16 @@ def test_a_share_outside_zero_to_one_is_a_usage_error(tmp_path, share):
 
 def test_seeds_sample_disjoint_quarters_that_cover_the_table():
     from compat.adapters import load_adapter
-    from compat.harness.checker import Checker
+    from compat.harness.checker import Checker, Session
     from compat.results.registry import load
 
     numpy = load_adapter("numpy")
     table = [(a, b) for a in range(14) for b in range(14)]
-    samples = [Checker(numpy, numpy, "promotion", "spec", load(None), share=0.25, seed=seed).sample(table)
+    samples = [Checker(numpy, "promotion", "spec", Session(numpy, load(None), seed=seed), share=0.25).sample(table)
                for seed in range(4)]
     assert sorted(row for sample in samples for row in sample) == table
     assert all(len(sample) == len(table) // 4 for sample in samples)
-    assert Checker(numpy, numpy, "promotion", "spec", load(None)).sample(table) == table
+    assert Checker(numpy, "promotion", "spec", Session(numpy, load(None))).sample(table) == table
 
 
 class XdistOptions:
@@ -92,12 +94,12 @@ class XdistOptions:
 
 def test_a_device_param_runs_on_the_worker_of_its_twin_without_a_device():
     pytest.importorskip("xdist")
-    from compat.harness.plugin import pytest_xdist_make_scheduler
+    from compat.harness.supervision import make_scheduler
 
     spec = "compat/specs/promotion.py::test_binary_operation_on_every_pair_of_dtypes"
-    scope = pytest_xdist_make_scheduler(XdistOptions("load"), None)._split_scope
+    scope = make_scheduler(XdistOptions("load"), None, Path("unused"))._split_scope
     assert scope(f"{spec}[jax[x64]@cpu:1-add]") == scope(f"{spec}[jax[x64]-add]")
     assert scope(f"{spec}[tensorflow@APU:0-add]") == scope(f"{spec}[tensorflow-add]")
     assert scope(f"{spec}[jax[x64]-add]") != scope(f"{spec}[jax[x64]-multiply]")
     assert scope(f"{spec}[torch@apu:0!copy_truncate-add]") != scope(f"{spec}[torch-add]")  # self-test faults spread
-    assert pytest_xdist_make_scheduler(XdistOptions("loadfile"), None) is None  # another --dist mode stands
+    assert make_scheduler(XdistOptions("loadfile"), None, Path("unused")) is None  # another --dist mode stands

@@ -1,31 +1,52 @@
-"""Calls an adapter names as dangerous run in a child process: an abort there is a
-``crash`` outcome (and divergence), not the end of the test worker."""
+"""Calls run in a child process where they can kill their process: an abort there is a
+``crash`` outcome, a call past the per-call limit a ``timeout``, a runaway allocation a
+``crash`` that says so, and the calling process lives on."""
 
 import numpy as np
 
 from compat.adapters import load_adapter
 from compat.core import oracle
+from compat.core.case import Case
 from compat.harness.isolation import Isolation
+
+INTS = np.array([1, 2], np.int64)
 
 
 def test_an_aborting_call_becomes_a_crash_outcome_and_the_process_lives_on():
     adapter = load_adapter("tests.broken_adapters:AbortsOnNegativeInts")
-    crashed = Isolation().run(adapter, "add", (np.array([1, 2], np.int64), -1), None, None)
+    crashed = Isolation().run(adapter, Case("add", (INTS, -1)), None)
     assert crashed.error_category == "crash", crashed.describe()
     assert "SIGABRT" in str(crashed.error)
-    fine = adapter.call("add", (np.array([1, 2], np.int64), 1))  # in this process
+    fine = adapter.call("add", (INTS, 1))  # in this process
     assert fine.values.tolist() == [2, 3]
-    expected = load_adapter("numpy").call("add", (np.array([1, 2], np.int64), -1))
+    expected = load_adapter("numpy").call("add", (INTS, -1))
     [mismatch] = oracle.compare(expected, crashed)
     assert (mismatch.kind, mismatch.expected, mismatch.actual) == ("crash", "ok", "crash")
 
 
 def test_an_isolated_call_that_returns_gives_the_same_outcome_as_in_process():
     adapter = load_adapter("tests.broken_adapters:AbortsOnNegativeInts")
-    child = Isolation().run(adapter, "multiply", (np.array([1.5, -0.0], np.float32), 2), None, None)
+    isolation = Isolation()
+    child = isolation.run(adapter, Case("multiply", (np.array([1.5, -0.0], np.float32), 2)), None)
     here = adapter.call("multiply", (np.array([1.5, -0.0], np.float32), 2))
     assert not oracle.compare(here, child, exact=True)
-    raised = Isolation().run(adapter, "reshape", (np.arange(6), (4, 4)), None, None)
+    raised = isolation.run(adapter, Case("reshape", (np.arange(6), (4, 4))), None)
     raised_here = adapter.call("reshape", (np.arange(6), (4, 4)))
     assert (raised.error_category, str(raised.error)) == (raised_here.error_category, str(raised_here.error))
     assert raised.to_json()["error"]["type"] == "builtins.ValueError"  # the child's exception keeps its type
+
+
+def test_a_call_past_the_limit_is_a_timeout_and_the_next_call_gets_a_new_child():
+    adapter = load_adapter("tests.broken_adapters:HangsInSubtract")
+    isolation = Isolation(call_limit=1.0)
+    hung = isolation.run(adapter, Case("subtract", (np.float32(1), np.float32(2))), None)
+    assert hung.error_category == "timeout" and "1 s" in str(hung.error), hung.describe()
+    fine = isolation.run(adapter, Case("add", (INTS, 1)), None)
+    assert fine.values.tolist() == [2, 3]
+
+
+def test_a_runaway_allocation_is_a_crash_that_says_so():
+    adapter = load_adapter("tests.broken_adapters:AllocatesWithoutBound")
+    isolation = Isolation(memory_limit=1 << 30)
+    ran_away = isolation.run(adapter, Case("add", (INTS, 1)), None)
+    assert ran_away.error_category == "crash" and "resident memory above 1 GiB" in str(ran_away.error), ran_away.describe()

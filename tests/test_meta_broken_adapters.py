@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from compat.results import records
-from tests.helpers import Jobs, output, reproducer_lines, run_pytest, run_reproducer
+from tests.helpers import Jobs, output, reproducer_lines, run_pytest, run_reproducer, json_of
 
 
 @dataclass(frozen=True)
@@ -72,7 +72,7 @@ def report_run(jobs, key):
 
 
 def divergences(run, plant: Plant, kind: str | None = None) -> list[dict]:
-    return [r for r in run.divergences
+    return [r for r in json_of(run.divergences)
             if r["backend"]["name"] == plant.name and r["op"] == plant.op and r["kind"] == (kind or plant.kind)]
 
 
@@ -112,12 +112,12 @@ def test_int8_with_uint8_promoted_to_int8_is_a_dtype_divergence(jobs, tmp_path):
     run, _ = report_run(jobs, "int8_uint8")
     want = str(np.result_type(np.int8, np.uint8))  # int16
     found = divergences(run, plant)
-    assert {r["signature"]["inputs"] for r in found} == {"int8,uint8", "uint8,int8"}, run.divergences
+    assert {r["signature"]["inputs"] for r in found} == {"int8,uint8", "uint8,int8"}, json_of(run.divergences)
     for record in found:
         assert (record["signature"]["expected"], record["signature"]["actual"]) == (want, "int8")
         assert (record["expected"]["dtype"], record["actual"]["dtype"]) == (want, "int8")
         assert record["status"] == "new" and record["family"] == "promotion"
-    assert {r["kind"] for r in run.divergences} == {"dtype"}  # the values fit int8: nothing else differs
+    assert {r["kind"] for r in json_of(run.divergences)} == {"dtype"}  # the values fit int8: nothing else differs
 
     reference, backend = result_lines(run_reproducer(found[0], tmp_path), plant)
     assert f": {want} " in reference and ": int8" in backend
@@ -131,7 +131,7 @@ def test_int32_with_python_float_kept_int32_is_a_dtype_divergence(jobs, tmp_path
     plant = PLANTS["int32_pyfloat"]
     run, _ = report_run(jobs, "int32_pyfloat")
     found = divergences(run, plant)
-    assert found, run.divergences
+    assert found, json_of(run.divergences)
     want = str(np.result_type(np.int32, 1.5))  # NEP 50: a Python float is weak, but int32 + float is float64
     for record in found:
         assert set(record["signature"]["inputs"].split(",")) == {"int32", "py:float"}
@@ -147,7 +147,7 @@ def test_wrong_broadcast_is_a_value_divergence(jobs, tmp_path):
     plant = PLANTS["broadcast"]
     run, _ = report_run(jobs, "broadcast")
     found = divergences(run, plant)
-    assert found, run.divergences
+    assert found, json_of(run.divergences)
     assert not divergences(run, plant, "shape")  # the corruption keeps the shape
     assert {r["family"] for r in found} == {"broadcasting"}
     record = min(found, key=lambda r: len(r["reproducer"]))
@@ -173,7 +173,7 @@ def test_slightly_wrong_float32_values_are_a_value_divergence(jobs, tmp_path):
              "float64", "complex64", "complex128"]
     to_float32 = {f"{a},{b}" for a in names for b in names if np.result_type(np.dtype(a), np.dtype(b)) == np.float32}
     assert to_float32 <= pairs and "float32,float32" in pairs, pairs
-    assert {r["kind"] for r in run.divergences} == {"value"}
+    assert {r["kind"] for r in json_of(run.divergences)} == {"value"}
     for record in found:
         assert "ULP" in record["detail"] and "max abs error" in record["detail"]
     record = next(r for r in found if r["signature"]["inputs"] == "float32,float32")
@@ -209,8 +209,8 @@ def test_numpy_against_numpy_has_no_divergence(jobs, seed):
     loaded = records.load(where / "results")
     assert loaded.problems == []
     (run,) = loaded.runs.values()
-    assert run.divergences == [], [r["detail"] for r in run.divergences]
+    assert json_of(run.divergences) == [], [r["detail"] for r in json_of(run.divergences)]
     assert str(run.meta["hypothesis"]["seed"]) == str(seed)
-    families = {r["family"] for r in run.checks}
+    families = {r["family"] for r in json_of(run.checks)}
     assert families == {"promotion", "broadcasting"}
-    assert sum(sum(r["cases"].values()) for r in run.checks) > 1000
+    assert sum(sum(r["cases"].values()) for r in json_of(run.checks)) > 1000

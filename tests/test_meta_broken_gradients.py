@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from compat.results import records
-from tests.helpers import output, run_pytest
+from tests.helpers import output, run_pytest, json_of
 
 pytest.importorskip("torch")
 
@@ -29,7 +29,7 @@ def test_planted_gradient_bug_is_caught(plant, tmp_path):
     assert process.returncode == 1, output(process)  # strict mode: a new divergence fails the spec
     loaded = records.load(tmp_path / "results")
     assert not loaded.problems, loaded.problems
-    found = [r for run in loaded.runs.values() for r in run.divergences if r["backend"]["name"] == name]
+    found = [r for run in loaded.runs.values() for r in json_of(run.divergences) if r["backend"]["name"] == name]
     caught = [r for r in found if r["kind"] == kind and r["reference"] == "numpy-fd" and r["op"] == "grad"]
     assert caught, f"no {kind} divergence against numpy-fd among {[(r['kind'], r['reference']) for r in found]}"
     if plant == "TanhGradientOffByOnePercent":  # shrunk to a program that has the planted op

@@ -14,7 +14,7 @@ import pytest
 
 from compat.results import records
 from compat.results import report
-from tests.helpers import REPO, checks_record, divergence_record, output, run_pytest, subprocess_env
+from tests.helpers import REPO, checks_record, divergence_record, output, run_pytest, subprocess_env, json_of
 
 SCHEMA_FILE = REPO / "compat" / "results" / "record.schema.json"
 
@@ -42,13 +42,13 @@ def test_hand_built_records_validate(validator):
     lambda r: r.update(kind="values"),
     lambda r: r.update(count=0),
     lambda r: r.update(status="old"),
-    lambda r: r.update(schema=2),
+    lambda r: r.update(schema=3),
     lambda r: r.update(run_id=""),
     lambda r: r["backend"].pop("version"),
     lambda r: r["expected"].update(error={"type": "ValueError", "category": "nonsense", "message": ""}),
     lambda r: r["signature"].pop("actual"),
     lambda r: r.update(record="checks"),
-], ids=["no-reproducer", "bad-kind", "zero-count", "bad-status", "schema-2", "empty-run-id", "no-version",
+], ids=["no-reproducer", "bad-kind", "zero-count", "bad-status", "schema-3", "empty-run-id", "no-version",
         "bad-error-category", "no-signature-actual", "divergence-as-checks"])
 def test_schema_rejects_spoiled_divergences(validator, spoil):
     record = divergence_record()
@@ -97,8 +97,8 @@ def test_records_of_a_real_run_follow_the_schema(real_run, validator):
     loaded = records.load(real_run)
     assert loaded.problems == []
     (run,) = loaded.runs.values()
-    assert len(run.divergences) + len(run.checks) == len(lines)
-    assert {r["family"] for r in run.divergences} == {"promotion", "broadcasting"}
+    assert len(json_of(run.divergences)) + len(json_of(run.checks)) == len(lines)
+    assert {r["family"] for r in json_of(run.divergences)} == {"promotion", "broadcasting"}
 
 
 # -- concurrent writers --------------------------------------------------------------
@@ -106,6 +106,7 @@ def test_records_of_a_real_run_follow_the_schema(real_run, validator):
 WRITER = """
 import sys, time
 from pathlib import Path
+from compat.results import records
 from compat.results.records import RecordWriter
 from tests.helpers import checks_record
 
@@ -117,8 +118,8 @@ deadline = time.time() + 60
 while not go.exists() and time.time() < deadline:
     time.sleep(0.002)
 for i in range(count):
-    writer.write(checks_record(cases={"add": i, "multiply": 2 * i}, run_id="concurrent", worker=worker,
-                               spec=f"compat/specs/promotion.py::test_x[{worker}-{i}]"))
+    writer.write(records.from_json(checks_record(cases={"add": i, "multiply": 2 * i}, run_id="concurrent", worker=worker,
+                               spec=f"compat/specs/promotion.py::test_x[{worker}-{i}]")))
 writer.close()
 """
 
@@ -147,7 +148,7 @@ def test_two_processes_writing_to_one_run_lose_and_duplicate_nothing(tmp_path):
     loaded = records.load(tmp_path / "results")
     assert loaded.problems == []
     assert set(loaded.runs) == {"concurrent"}
-    got = [(r["worker"], r["spec"], r["cases"]["add"], r["cases"]["multiply"]) for r in loaded.runs["concurrent"].checks]
+    got = [(r.worker, r.spec, r.cases["add"], r.cases["multiply"]) for r in loaded.runs["concurrent"].checks]
     assert len(got) == 2 * count
     want = {(w, f"compat/specs/promotion.py::test_x[{w}-{i}]", i, 2 * i) for w in workers for i in range(count)}
     assert set(got) == want
@@ -180,8 +181,8 @@ def test_malformed_lines_are_reported_with_file_and_line_and_the_rest_loads(tmp_
     assert loaded.problems[2].startswith(f"{path}:7:")
     assert all("\n" not in p for p in loaded.problems)
     run = loaded.runs["run-1"]
-    assert [r["op"] for r in run.divergences] == ["add", "multiply"]
-    assert sorted(r["worker"] for r in run.checks) == ["gw1", "main"]
+    assert [r["op"] for r in json_of(run.divergences)] == ["add", "multiply"]
+    assert sorted(r["worker"] for r in json_of(run.checks)) == ["gw1", "main"]
 
 
 def test_load_refuses_a_missing_directory(tmp_path):
@@ -191,8 +192,23 @@ def test_load_refuses_a_missing_directory(tmp_path):
 
 
 def test_a_report_line_names_the_device_a_divergence_was_found_on():
-    on_cpu, on_device = divergence_record(), divergence_record()
-    on_device["device"] = "apu:0"
-    backend = on_cpu["backend"]["id"]
+    on_cpu, on_device = records.from_json(divergence_record()), records.from_json({**divergence_record(), "device": "apu:0"})
+    backend = on_cpu.backend.id
     assert report.one_line(on_cpu).startswith(f"{backend} promotion ")
     assert report.one_line(on_device).startswith(f"{backend}@apu:0 promotion ")
+
+
+def test_a_record_round_trips_through_json_and_keeps_its_identity():
+    record = records.from_json(divergence_record())
+    again = records.from_json(json.loads(json.dumps(record.to_json())))
+    assert again == record and again.key == record.key
+    assert again.key == (record.backend.id, None, "numpy", "promotion", "add", "dtype", "int8,uint8", "int16", "int8")
+
+
+def test_a_record_of_format_1_still_loads(tmp_path):
+    old = {**divergence_record(), "schema": 1}
+    (tmp_path / "records-main.jsonl").write_text(json.dumps(old) + "\n")
+    loaded = records.load(tmp_path)
+    assert loaded.problems == []
+    [record] = loaded.runs["run-1"].divergences
+    assert record.schema == 1 and record.tables == []

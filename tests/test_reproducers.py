@@ -23,7 +23,7 @@ from tests.helpers import Jobs, output, run
 from compat.core import ops, oracle
 from compat.core.case import Case
 from compat.core.programs import Node, Program
-from compat.harness.plugin import select
+from compat.harness.selection import select
 
 INSTALLED = [a for a in select(None, [])[0]]
 

@@ -55,7 +55,7 @@ def main(backends: str | None) -> int:
         print(f"compat bench: {name} ...", flush=True)
         output = io.StringIO()
         with tempfile.TemporaryDirectory() as results, contextlib.redirect_stdout(output):
-            status = pytest.main([SPECS, "-q", "-p", "no:xdist", "-p", "no:cacheprovider", "-W", "ignore::pytest.PytestAssertRewriteWarning",
+            status = pytest.main([SPECS, "-q", "-p", "no:xdist", "--no-compat-supervisor", "-p", "no:cacheprovider", "-W", "ignore::pytest.PytestAssertRewriteWarning",
                                   "--compat-mode", "report", "--compat-results", results, "--backends", name], plugins=[meter])
         if status not in (0, 5):
             print(output.getvalue())

@@ -12,10 +12,11 @@ and the loop goes on. ``records`` then writes one record per signature.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import time
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 import hypothesis
 import numpy as np
@@ -24,11 +25,14 @@ import pytest
 from compat.adapters import Adapter
 from compat.adapters.base import UnsupportedOperation
 from compat.adapters.numpy_fd import FiniteDifferences
-from compat.core import dtypes, ops, oracle
+from compat.core import ops, oracle
 from compat.core.case import Case
 from compat.core.outcome import Outcome
 from compat.core.programs import Program
-from compat.harness.isolation import Isolation
+from compat.harness.casualties import Casualty
+from compat.harness.gradient_tolerance import dtype_explains_values, gradient_tolerance, widen
+from compat.harness.inflight import Note
+from compat.harness.isolation import HUNG_AGAIN, Isolation
 from compat.harness.reproducer import OnDevice, reproducer
 from compat.results import records
 from compat.results.registry import Entry, Registry
@@ -80,32 +84,49 @@ def timed(method):
     return timed_method
 
 
+@dataclass
+class Session:
+    """What every checker of a test process shares."""
+
+    reference: Adapter  # NumPy
+    registry: Registry
+    gradient_reference: Adapter | None = None
+    isolation: Isolation = field(default_factory=Isolation)  # child processes outlive one spec
+    note: Note | None = None  # the call in flight, for whoever watches this process
+    seed: int = 0  # of faults and of exhaustive-table samples
+
+
 class Checker:
     """What a spec talks to: ``xp.check("add", x, y)``."""
 
-    def __init__(self, backend: Adapter, reference: Adapter, family: str, spec: str,
-                 registry: Registry, device: str | None = None, gradient_reference: Adapter | None = None,
-                 reference_device: str | None = None, share: float = 1.0, seed: int = 0,
-                 isolation: Isolation | None = None):
+    def __init__(self, backend: Adapter, family: str, spec: str, session: Session, device: str | None = None,
+                 reference_device: str | None = None, share: float = 1.0, fault: str | None = None,
+                 casualty: Casualty | None = None):
         self.backend = backend
-        self.reference = reference
-        self.isolation = isolation or Isolation()  # the session's: its children outlive one spec
+        self.session = session
+        self.reference = session.reference
+        self.registry = session.registry
         # a device under test is also compared with the backend on its reference device
         self.on_reference_device = OnDevice(backend, reference_device or backend.reference_device) if device else None
-        self.gradient_reference = gradient_reference if gradient_reference is not backend else None
+        self.gradient_reference = session.gradient_reference if session.gradient_reference is not backend else None
         self.finite_differences = FiniteDifferences()
         self.family = family
-        self.share, self.seed = share, seed  # of exhaustive tables: see sample()
+        self.share = share  # of exhaustive tables: see sample()
         self.spec = spec
-        self.registry = registry
         self.device = device
+        self.fault = fault  # the plug-in fault switched on for this param (selftest)
+        # a spec that killed its process before runs again with every backend call in a child process
+        self.casualty = casualty
         self.backend_info = backend_info(backend)
+        if fault:
+            self.backend_info = replace(self.backend_info, config={**self.backend_info.config, "fault": fault})
         self.cases: Counter[str] = Counter()
         self.observations: list[tuple[str, str, str]] = []  # survey cells: (table, row, value)
-        self.seen: Counter[tuple] = Counter()  # mismatch key -> examples that showed it
-        self.kept: dict[tuple, Found] = {}  # mismatch key -> smallest example
-        self.first_seen: dict[tuple, int] = {}  # mismatch key -> cases checked when it first showed
+        self.seen: Counter[records.Key] = Counter()  # divergence -> examples that showed it
+        self.kept: dict[records.Key, Found] = {}  # divergence -> smallest example
+        self.first_seen: dict[records.Key, int] = {}  # divergence -> cases checked when it first showed
         self.unsupported: dict[str, str] = {}  # operation -> the reason the backend's adapter declares
+        self.hung: set[tuple[str, str]] = set()  # (adapter, operation) that hung in a child: it gets less time now
         self.seconds = 0.0  # wall time in the @timed methods, framework calls included (for the benchmark)
         self.framework_seconds = 0.0  # of which inside adapter calls
 
@@ -115,22 +136,50 @@ class Checker:
         an offset the seed picks, so that other seeds check the other rows."""
         rows = list(table)
         step = max(1, round(1 / self.share))
-        return rows[self.seed % step::step]
+        return rows[self.session.seed % step::step]
 
     @property
     def reference_name(self) -> str:
         return self.reference.name
 
-    def call(self, adapter, op: str, args: tuple, kwargs: dict | None = None, device: str | None = None) -> Outcome:
-        """One framework call: in this process, or in a child process for calls the
-        adapter knows can kill it (``Adapter.isolate``; the child's time counts too)."""
+    def call(self, adapter: Adapter, case: Case, device: str | None = None) -> Outcome:
+        """One framework call: in this process, noted as the call in flight, or in a
+        child process where it can kill its process: calls the adapter knows to be
+        dangerous (``Adapter.isolate``), and every call of a spec that killed its
+        process before (its casualty is being re-run). The child's time counts too."""
         start = time.perf_counter()
         try:
-            if adapter.isolate(op, args):
-                return self.isolation.run(adapter, op, args, kwargs, device)
-            return adapter.call(op, args, kwargs, device)
+            isolated = self.casualty is not None and adapter is not self.reference
+            if isolated or adapter.isolate(case.op, case.args):
+                hung = (adapter.spec, case.op) in self.hung
+                outcome = self.session.isolation.run(adapter, case, device, (self.fault, self.session.seed),
+                                                     limit=min(HUNG_AGAIN, self.session.isolation.call_limit) if hung else None)
+                if outcome.error_category == "timeout":
+                    self.hung.add((adapter.spec, case.op))
+                return outcome
+            args = case.args if case.program is None else (case.program.bind(adapter, device), *case.args)
+            note = self.session.note
+            if note is not None:
+                note.begin(case, adapter.spec, device)
+            try:
+                return adapter.call(case.op, args, case.kwargs, device)
+            finally:
+                if note is not None:
+                    note.end()
         finally:
             self.framework_seconds += time.perf_counter() - start
+
+    def replay_casualty(self) -> None:
+        """The case a previous run of this spec died in, first: with its call in a
+        child process now, its crash or hang is a divergence with this example."""
+        case = self.casualty.case if self.casualty is not None else None
+        if case is None:
+            return
+        with contextlib.suppress(Divergence):  # outside Hypothesis judge() keeps it; never raised here
+            if case.program is not None:
+                self.check_gradient(case.op, case.program, *case.args)
+            else:
+                self._check(case.op, case.args, case.kwargs)
 
     def declared_unsupported(self, op: str) -> Outcome | None:
         """The outcome of an operation the backend declares unsupported (counted, not
@@ -162,24 +211,24 @@ class Checker:
         if unsupported is not None:
             return unsupported
         case = Case(op, args, kwargs)
-        expected = self.call(self.reference, op, args, kwargs)
-        actual = self.call(self.backend, op, args, kwargs, self.device)
+        expected = self.call(self.reference, case)
+        actual = self.call(self.backend, case, self.device)
         self.cases[op] += 1
         ulps = oracle.tolerance_ulps(op, case.arrays().values())
         mismatches = self.without_consequences(case, actual, oracle.compare(expected, actual, ulps, exact), ulps)
         if self.on_reference_device is not None:  # first: what a device team asks
-            self.compare_devices(case, actual, lambda device: self.call(self.backend, op, args, kwargs, device))
+            self.compare_devices(case, actual)
         moves_to = ops.get(op).moves_to
         target = args[moves_to] if moves_to is not None else self.device
         self.judge(case, self.reference, expected, actual, mismatches + self.misplaced(actual, target))
         return actual
 
-    def compare_devices(self, case: Case, actual: Outcome, run_on) -> None:
+    def compare_devices(self, case: Case, actual: Outcome) -> None:
         """The device under test against the reference device: bit for bit (a copy
         or an elementwise kernel has no excuse), within the oracle's tolerance for
         operations whose rounding depends on summation order."""
         reference = self.on_reference_device
-        on_reference = run_on(self.backend.placement_on(reference.device))
+        on_reference = self.call(self.backend, case, self.backend.placement_on(reference.device))
         exact = "computed" if not ops.get(case.op).accumulates and case.program is None else False
         ulps = oracle.tolerance_ulps(case.op, case.arrays().values())
         self.judge(case, reference, on_reference, actual, oracle.compare(on_reference, actual, ulps, exact=exact))
@@ -206,18 +255,16 @@ class Checker:
         if unsupported is not None:
             return unsupported
         case = Case(transform, args, program=program)
-        actual = self.call(self.backend, transform, (program.bind(self.backend, self.device), *args), device=self.device)
+        actual = self.call(self.backend, case, self.device)
         expected = gradient_tolerance(self.finite_differences, transform, program, args)
         self.cases[transform] += 1
         if self.on_reference_device is not None:
-            backend = self.backend
-            self.compare_devices(case, actual, lambda device: self.call(
-                backend, transform, (program.bind(backend, device), *args), device=device))
+            self.compare_devices(case, actual)
         self.judge(case, self.finite_differences, expected, actual,
                    dtype_explains_values(oracle.compare(expected, actual)) + self.misplaced(actual))
         if self.gradient_reference is not None:
             other = self.gradient_reference
-            theirs = self.call(other, transform, (program.bind(other), *args))
+            theirs = self.call(other, case)
             widen(theirs, expected, factor=2)  # two approximations, each within tolerance of the truth
             self.judge(case, other, theirs, actual, dtype_explains_values(oracle.compare(theirs, actual)))
         return actual
@@ -225,7 +272,7 @@ class Checker:
     @timed
     def gradient_of(self, program: Program, shown: int = 0) -> str:
         """The backend's gradient of ``program`` with respect to input ``shown``, as text (surveys)."""
-        outcome = self.call(self.backend, "grad", (program.bind(self.backend, self.device), *program.inputs), device=self.device)
+        outcome = self.call(self.backend, Case("grad", program.inputs, program=program), self.device)
         if not outcome.raised and outcome.parts is not None:
             outcome = outcome.parts[shown]
         if outcome.raised:
@@ -276,16 +323,16 @@ class Checker:
         kinds = {m.kind for m in mismatches}
         if not {"dtype", "value"} <= kinds:
             return mismatches
-        in_actual_dtype = self.call(self.reference, case.op, case.args, {**case.kwargs, "dtype": actual.dtype})
+        in_actual_dtype = self.call(self.reference, replace(case, kwargs={**case.kwargs, "dtype": actual.dtype}))
         if in_actual_dtype.raised or in_actual_dtype.dtype != actual.dtype:
             return mismatches
         if oracle.compare(in_actual_dtype, actual, ulps):
             return mismatches
         return [m for m in mismatches if m.kind != "value"]
 
-    @staticmethod
-    def key(fields: dict) -> tuple:
-        return tuple(fields[k] for k in ("op", "kind", "inputs", "expected", "actual", "reference"))
+    def key(self, fields: dict) -> records.Key:
+        return records.Key(self.backend.id, self.device, fields["reference"], self.family, fields["op"], fields["kind"],
+                           fields["inputs"], fields["expected"], fields["actual"])
 
     def divergence_fields(self, case: Case, mismatch: oracle.Mismatch, reference: Adapter | OnDevice) -> dict:
         """The fields the registry matches on."""
@@ -297,7 +344,7 @@ class Checker:
 
     def results(self, escaped: list[Found]) -> list[tuple[Found, int]]:
         """Every distinct divergence of this test once, shrunk ones first: (found, index of mismatch)."""
-        distinct: dict[tuple, tuple[Found, int]] = {}
+        distinct: dict[records.Key, tuple[Found, int]] = {}
         for found in escaped + list(self.kept.values()):
             for index, mismatch in enumerate(found.mismatches):
                 distinct.setdefault(self.key(self.divergence_fields(found.case, mismatch, found.reference)), (found, index))
@@ -326,76 +373,6 @@ class Checker:
                 tables=tables,
             ))
         return out
-
-
-def gradient_tolerance(fd: FiniteDifferences, transform: str, program: Program, args: tuple) -> Outcome:
-    """The finite-difference result, each part with its tolerance: the
-    estimated finite-difference error and the bound of its rounding inside
-    the program (x8), how far the derivative moves when the inputs and every
-    local derivative inside the program are off by a few units of the dtype's
-    rounding (x4: the backend's own rounding, cancellation included), and a
-    floor of 64 eps of the dtype times max(1, |element|) plus a tenth of the
-    largest element (the oracle's max(1, |e|) rule: an absolute floor for
-    gradients that cancel to nearly nothing)."""
-    errors: list[np.ndarray] = []
-    largest = 0.0
-
-    def observe(value) -> None:
-        nonlocal largest
-        largest = max(largest, float(np.max(np.abs(value), initial=0.0)))
-
-    f = program.bind(fd, observe=observe)
-    expected = fd.call(transform, (f, *args), {"errors": errors})
-    if expected.raised:
-        return expected
-    rounding = fd.rounding_error(transform, largest, program.nodes())
-    rng = np.random.default_rng(0)
-    eps = max(dtypes.eps(a.dtype.name) for a in args)
-    nudged = tuple(a * (1 + 8 * eps * rng.choice([-1.0, 1.0], a.shape)) for a in args)
-    moved = fd.call(transform, (program.bind(fd, operand=rounded_derivatives(8 * eps, rng)), *nudged))
-    parts = expected.parts if expected.parts is not None else [expected]
-    moved_parts = moved.parts if moved.parts is not None else [moved]
-    for part, error, other in zip(parts, errors, moved_parts):
-        g = part.values.astype(np.float64)
-        sensitivity = np.abs(other.values.astype(np.float64) - g) if not other.raised else 0.0
-        scale = np.maximum(1.0, np.abs(g)) + 0.1 * (np.abs(g).max() if g.size else 0.0)
-        part.tolerance = 8 * (error + rounding) + 4 * sensitivity + 64 * dtypes.eps(part.dtype) * scale
-    return expected
-
-
-def rounded_derivatives(delta: float, rng: np.random.Generator):
-    """An ``operand`` hook for Program.bind: each float operand of each operation
-    becomes a0 + (a - a0)(1 ± delta), a0 its value at the first call. Values stay
-    as they were at the point of differentiation, but every local derivative is
-    off by a relative ``delta``, as the backend's rounding makes it: in ``x / x``
-    the two partials, rounded apart, no longer cancel."""
-    base: dict = {}
-    signs: dict = {}
-
-    def operand(key, value):
-        if not (isinstance(value, np.ndarray) and value.dtype.kind in "fc"):
-            return value
-        if key not in base:
-            base[key], signs[key] = value, rng.choice([-1.0, 1.0])
-        if np.shape(base[key]) != np.shape(value):
-            return value
-        return base[key] + (value - base[key]) * (1 + signs[key] * delta)
-
-    return operand
-
-
-def dtype_explains_values(mismatches: list) -> list:
-    """A gradient in another dtype is reported as that; its values, judged
-    with the tolerance of the expected dtype, are no second divergence."""
-    wrong_dtype = {m.part for m in mismatches if m.kind == "dtype"}
-    return [m for m in mismatches if not (m.kind == "value" and m.part in wrong_dtype)]
-
-
-def widen(outcome: Outcome, tolerances: Outcome, factor: float) -> None:
-    """Give ``outcome`` (another framework's result) the tolerances of the finite-difference result."""
-    for part, reference in zip(outcome.parts or [outcome], tolerances.parts or [tolerances]):
-        if reference.tolerance is not None and part.shape == reference.shape:
-            part.tolerance = factor * reference.tolerance
 
 
 def backend_info(adapter: Adapter) -> records.Backend:

@@ -2,30 +2,39 @@
 
 Some framework bugs abort the interpreter (a failed C++ CHECK) instead of
 raising, and do so only some of the time. Run in a test worker, such a call
-takes the worker and every later example with it, and the crash is lost. An
-adapter names the calls it knows to be dangerous (``Adapter.isolate``); they
-run here, in a child interpreter kept per adapter (starting a framework costs
-seconds), a few times over, and the result is the first failure seen: an
-abort becomes an error of category ``crash`` (and a new child is started for
-the next call), a call that does not return in time one of category ``timeout``.
+takes the worker and every later example with it. An adapter names the calls it
+knows to be dangerous (``Adapter.isolate``), and a spec that killed its process once
+runs again with every backend call here (``compat.harness.casualties``): in a child
+interpreter kept per adapter (starting a framework costs seconds), a few times over,
+and the result is the first failure seen. An abort becomes an error of category
+``crash`` (and a new child is started for the next call); a call that does not return
+within the per-call limit, one of category ``timeout``; a child whose resident memory
+outgrows its limit is killed, a ``crash`` that says so.
 """
 
 from __future__ import annotations
 
 import pickle
+import resource
 import select
 import signal
 import struct
 import subprocess
 import sys
 import tempfile
+import time
 from typing import Any
 
 from compat.adapters import Adapter
 from compat.core.outcome import Outcome
+from compat.harness.inflight import resident_bytes
 
 ATTEMPTS = 5  # the known crashes are intermittent: one call in a few aborts
-TIMEOUT = 120  # seconds per call, the child's framework import included
+CALL_LIMIT = 60.0  # seconds a call may take (--compat-call-limit)
+HUNG_AGAIN = 5.0  # seconds an operation that hung once in a spec may take in its later calls
+START_LIMIT = 300.0  # seconds a child may take to start (a framework import, a plug-in build)
+MEMORY_LIMIT = 8 << 30  # resident bytes a process may grow to within a call (--compat-memory-limit)
+FILE_LIMIT = 1024  # open files of a child
 
 
 class Crash(Exception):
@@ -49,40 +58,82 @@ class ChildError(Exception):
 
 class Isolation:
     """Child interpreters, one per adapter, that run the calls which can kill their
-    process; a child that died is replaced at the next call (starting a framework costs
-    seconds, so a child serves every call of its adapter)."""
+    process; a child that died is replaced at the next call."""
 
-    def __init__(self, timeout: float = TIMEOUT) -> None:
-        self.timeout = timeout
+    def __init__(self, call_limit: float = CALL_LIMIT, memory_limit: int = MEMORY_LIMIT) -> None:
+        self.call_limit, self.memory_limit = call_limit, memory_limit
         self.children: dict[str, tuple[subprocess.Popen, Any]] = {}  # adapter spec -> child, file of its stderr
         self.outcomes: dict[tuple[str, bytes], Outcome] = {}  # a repeated call (shrinking) is not run again
 
-    def run(self, adapter: Adapter, op: str, args: tuple, kwargs: dict | None, device: str | None) -> Outcome:
-        request = pickle.dumps((op, args, sorted((kwargs or {}).items()), device))
+    def run(self, adapter: Adapter, case, device: str | None, fault: tuple = (None, 0),
+            limit: float | None = None) -> Outcome:
+        """``case`` (compat.core.case.Case) on ``adapter`` in its child, with the plug-in
+        ``fault`` (name, seed) switched on there as it is here, within ``limit`` seconds
+        (default: the per-call limit)."""
+        request = pickle.dumps((case, device, fault))
         key = (adapter.spec, request)
         if key not in self.outcomes:
-            self.outcomes[key] = self.call(adapter.spec, request)
+            self.outcomes[key] = self.call(adapter.spec, request, limit or self.call_limit)
         return self.outcomes[key]
 
-    def call(self, spec: str, request: bytes) -> Outcome:
+    def call(self, spec: str, request: bytes, limit: float) -> Outcome:
         if spec not in self.children or self.children[spec][0].poll() is not None:
             errors = tempfile.TemporaryFile()  # a file: a pipe nobody reads could fill up and block the child
-            self.children[spec] = subprocess.Popen([sys.executable, "-m", "compat.harness.isolation", spec],
-                                                   stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=errors), errors
+            child = subprocess.Popen([sys.executable, "-m", "compat.harness.isolation", spec], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, stderr=errors, preexec_fn=limit_files)
+            self.children[spec] = child, errors
+            ready = self.answer(child, errors, START_LIMIT)
+            if isinstance(ready, Outcome):
+                return ready
         child, errors = self.children[spec]
         try:
             send(child.stdin, request)
-            reply = receive(child.stdout, self.timeout)
-        except (BrokenPipeError, EOFError):
-            child.wait()
-            errors.seek(0)
-            stderr = errors.read().decode(errors="replace")
-            return Outcome(error=Crash(death_notice(child.returncode, stderr)), error_category="crash")
-        except TimeoutError:
-            child.kill()
-            child.wait()
-            return Outcome(error=Timeout(f"no result after {self.timeout:g} s"), error_category="timeout")
-        return pickle.loads(reply)
+        except BrokenPipeError:
+            return self.death(child, errors)
+        reply = self.answer(child, errors, limit)
+        return reply if isinstance(reply, Outcome) else pickle.loads(reply)
+
+    def answer(self, child: subprocess.Popen, errors, limit: float) -> bytes | Outcome:
+        """The child's next message, or the outcome of its death, its silence past
+        ``limit`` seconds, or its memory past the memory limit."""
+        failure = self.wait(child, errors, limit)
+        if failure is not None:
+            return failure
+        try:
+            return receive(child.stdout)
+        except EOFError:
+            return self.death(child, errors)
+
+    def wait(self, child: subprocess.Popen, errors, limit: float) -> Outcome | None:
+        """None once the child's output is readable (a message, or the end of a child that died)."""
+        deadline = time.monotonic() + limit
+        while not select.select([child.stdout], [], [], 0.25)[0]:
+            if child.poll() is not None:
+                return self.death(child, errors)
+            if resident_bytes(child.pid) > self.memory_limit:
+                child.kill()
+                child.wait()
+                return Outcome(error=Crash(f"killed by compat: resident memory above {self.memory_limit / 2**30:g} GiB"),
+                               error_category="crash")
+            if time.monotonic() > deadline:
+                child.kill()
+                child.wait()
+                return Outcome(error=Timeout(f"no result after {limit:g} s"), error_category="timeout")
+        return None
+
+    @staticmethod
+    def death(child: subprocess.Popen, errors) -> Outcome:
+        child.wait()
+        errors.seek(0)
+        stderr = errors.read().decode(errors="replace")
+        return Outcome(error=Crash(death_notice(child.returncode, stderr)), error_category="crash")
+
+
+def limit_files() -> None:
+    """In the child, before it starts: a runaway of open files fails there, not here."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    limit = min(FILE_LIMIT, hard) if hard != resource.RLIM_INFINITY else FILE_LIMIT
+    resource.setrlimit(resource.RLIMIT_NOFILE, (min(soft, limit), limit))
 
 
 def send(stream, payload: bytes) -> None:
@@ -114,9 +165,8 @@ def death_notice(returncode: int, stderr: str) -> str:
 def child(spec: str) -> None:
     """Serve calls for one adapter until stdin closes."""
     from compat.adapters import load_adapter
-    from compat.harness.isolation import ChildError, receive, send  # this module runs as __main__; use the importable one
-
     from compat.devices import DeviceBuildError
+    from compat.harness.isolation import ChildError, receive, send  # this module runs as __main__; use the importable one
 
     adapter = load_adapter(spec)
     try:
@@ -124,13 +174,19 @@ def child(spec: str) -> None:
             adapter.plugin.prepare()  # a device under test must exist here too (cached build)
     except DeviceBuildError:
         pass  # then only the default device is used
+    send(sys.stdout.buffer, b"ready")
+    fault = (None, 0)
     while True:
         try:
-            op, args, kwargs, device = pickle.loads(receive(sys.stdin.buffer))
+            case, device, wanted = pickle.loads(receive(sys.stdin.buffer))
         except EOFError:
             return
+        if wanted != fault and adapter.plugin is not None and adapter.plugin.faults:
+            adapter.plugin.set_fault(*wanted)
+            fault = wanted
         for _ in range(ATTEMPTS):
-            outcome = adapter.call(op, args, dict(kwargs), device)
+            args = case.args if case.program is None else (case.program.bind(adapter, device), *case.args)
+            outcome = adapter.call(case.op, args, case.kwargs, device)
             if outcome.raised:
                 break
         if outcome.raised:  # framework exceptions need not pickle; keep what a record shows

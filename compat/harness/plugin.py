@@ -1,38 +1,36 @@
-"""The pytest plugin: options, the ``xp`` fixture, records, and the summary.
+"""The pytest plugin: options, the run's session in each process, devices,
+supervision, and the summary.
 
-Every spec that takes the ``xp`` fixture runs once per selected backend
-(SciPy-style); ``xp`` is a Checker bound to that backend. When the spec
-ends, its divergences are written as records, matched against the registry,
-and turned into the test's outcome: a new divergence fails it in strict mode,
-known ones make it xfail, and report mode fails nothing.
+Every spec that takes the ``xp`` fixture (``compat.harness.xp``) runs once per
+selected backend (SciPy-style) and device. Records go to one file per process
+under the run's directory; the controller (or the only process) describes the run
+and prints the summary.
 """
 
 from __future__ import annotations
 
-import contextlib
-import dataclasses
 import datetime
 import json
 import os
 import platform
-import re
 import secrets
 import sys
 from pathlib import Path
-from typing import Iterator
 
 import hypothesis
 import pytest
 from hypothesis import HealthCheck, Phase, settings
 
 from compat import adapters
-from compat.results import registry
-from compat.results import report
-from compat.adapters import AdapterError, BackendMissing
-from compat.harness.checker import Checker, backend_info, unwrap
+from compat.adapters import AdapterError
+from compat.harness import casualties, inflight, supervision
+from compat.harness.checker import Session, backend_info
 from compat.harness.isolation import Isolation
-from compat.results import records
+from compat.harness.selection import fraction, gradient_reference, of_missing_backend, parse_device, select, select_devices
+from compat.results import records, registry, report
 from compat.results.records import RecordWriter, ResultsError, check_writable
+
+pytest_plugins = ["compat.harness.xp"]
 
 DEFAULT_REGISTRY = Path(__file__).resolve().parents[2] / "fixtures" / "known-divergences.toml"
 DEFAULT_RESULTS = "compat-results"
@@ -78,6 +76,7 @@ def pytest_addoption(parser):
                     help="what a backend's devices are compared with (default: its CPU, e.g. tensorflow:CPU:0)")
     group.addoption("--compat-registry", default=None, metavar="FILE",
                     help="known-divergence registry (default: fixtures/known-divergences.toml of this checkout)")
+    supervision.add_options(group)
     from compat.harness import examples as database
     group.addoption("--compat-examples", default=database.default_spec(), metavar="DB", help=database.HELP)
 
@@ -104,10 +103,14 @@ class CompatSession:
                                       if not of_missing_backend(item, absent))
         workerinput = getattr(config, "workerinput", None)
         self.worker = workerinput["workerid"] if workerinput else "main"
-        self.run_id = workerinput["compat_run_id"] if workerinput else new_run_id()
+        self.run_id = workerinput["compat_run_id"] if workerinput else os.environ.get(supervision.SUPERVISED) or new_run_id()
         self.run_directory = self.results / self.run_id
         self._writer: RecordWriter | None = None
-        self.isolation = Isolation()
+        call_limit, memory_limit = supervision.limits(config)
+        self.checkers = Session(self.reference, self.registry, self.gradient_reference,
+                                Isolation(call_limit, memory_limit), seed=self.seed)
+        self.progress: supervision.Progress | None = None  # created by the first spec (or any test, supervised)
+        self.watchdog: inflight.Watchdog | None = None  # the xdist controller's
 
     def write(self, record: records.Record) -> None:
         if self._writer is None:
@@ -133,99 +136,8 @@ class CompatSession:
         }
 
 
-GRADIENT_REFERENCES = ("torch", "jax", "tensorflow")  # preferred order: torch's eager autodiff is the cheapest
-
-
-def gradient_reference(chosen: list) -> adapters.Adapter | None:
-    """The framework every other one's gradients are also compared with: the
-    first of GRADIENT_REFERENCES that runs, in a config that keeps float64."""
-    candidates = [a for a in chosen if a.unsupported("grad") is None and a.config.get("x64", True)]
-    ranked = sorted(candidates, key=lambda a: GRADIENT_REFERENCES.index(a.name) if a.name in GRADIENT_REFERENCES else len(GRADIENT_REFERENCES))
-    return ranked[0] if ranked else None
-
-
-def parse_device(item: str, chosen: list) -> tuple[str, str]:
-    """'tensorflow:APU:0' -> ('tensorflow', 'APU:0'), the backend being a selected adapter's name or id."""
-    backend, _, device = item.partition(":")
-    if not device or backend not in {a.name for a in chosen} | {a.id for a in chosen}:
-        names = ", ".join(sorted({a.name for a in chosen})) or "none selected"
-        raise AdapterError(f"--device/--reference-device {item!r} must be BACKEND:DEVICE with a selected backend ({names})")
-    return backend, device
-
-
-def of_missing_backend(item: str, absent: set[str]) -> bool:
-    """A --device item of a backend that is not installed: its specs skip with the reason."""
-    return item.partition(":")[0] in absent
-
-
-def select_devices(chosen: list, requested: list[str], absent: set[str]) -> tuple[dict[str, list[str]], dict[tuple[str, str], str]]:
-    """adapter id -> devices under test, and (adapter id, device) -> why it cannot run.
-
-    By default each backend's reference plug-in devices (compat's APU, apu, a second
-    JAX CPU device), on the first config of each backend only: devices are about
-    kernels, not configs."""
-    devices: dict[str, list[str]] = {}
-    if requested == ["none"]:
-        return devices, {}
-    firsts = {}
-    for adapter in chosen:
-        firsts.setdefault(adapter.name, adapter)
-    if requested:
-        for item in requested:
-            if of_missing_backend(item, absent):
-                continue
-            backend, device = parse_device(item, chosen)
-            adapter = next(a for a in chosen if backend in (a.name, a.id))
-            devices.setdefault(adapter.id, []).append(device)
-    else:
-        for adapter in firsts.values():
-            if adapter.plugin_devices():
-                devices[adapter.id] = adapter.plugin_devices()
-    return devices, {}
-
-
-def fraction(text: str) -> float:
-    value = float(text)
-    if not 0 < value <= 1:
-        raise ValueError(text)
-    return value
-
-
-@contextlib.contextmanager
-def examples_share(test, share: float):
-    """Run the Hypothesis test ``test`` with ``share`` of its max_examples (at least 5)."""
-    # Hypothesis reads a test's settings from this attribute at each call; a
-    # parametrized test is one function, so the change lasts for this call only.
-    current = getattr(test, "_hypothesis_internal_use_settings", None)
-    if current is None or share >= 1 or not getattr(test, "is_hypothesis_test", False):
-        yield
-        return
-    fewer = max(min(5, current.max_examples), round(current.max_examples * share))
-    test._hypothesis_internal_use_settings = settings(current, max_examples=fewer)
-    try:
-        yield
-    finally:
-        test._hypothesis_internal_use_settings = current
-
-
 def new_run_id() -> str:
     return datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%SZ-") + secrets.token_hex(3)
-
-
-def select(backends: str | None, adapter_paths: list[str]):
-    """Adapters to run, {spec: reason} for backends that are not installed, and their names."""
-    if backends is None:
-        specs = [] if adapter_paths else list(adapters.registered())
-    else:
-        specs = [s.strip() for s in backends.split(",") if s.strip()]
-    chosen, missing, absent = [], {}, set()
-    for spec in specs + list(adapter_paths):
-        try:
-            chosen += adapters.resolve(spec)
-        except BackendMissing as reason:
-            missing[spec] = str(reason)
-            absent.add(reason.backend)
-    return chosen, missing, absent
 
 
 _SESSION = pytest.StashKey[CompatSession]()
@@ -286,11 +198,18 @@ def prepare_devices(compat: CompatSession, config) -> None:
 
 
 def pytest_sessionfinish(session):
-    """The controller describes the run, once specs have written records into it."""
+    """Every process says it ended normally; the controller describes the run, once
+    specs have written records into it."""
     config = session.config
-    if hasattr(config, "workerinput") or _SESSION not in config.stash:
+    if _SESSION not in config.stash:
         return
     compat = session_of(config)
+    if compat.progress is not None:
+        compat.progress.close()
+    if compat.watchdog is not None:
+        compat.watchdog.stop()
+    if hasattr(config, "workerinput"):
+        return
     if compat.run_directory.exists():
         (compat.run_directory / "run.json").write_text(json.dumps(compat.description, indent=2))
 
@@ -301,24 +220,50 @@ def pytest_configure_node(node):
     node.workerinput["compat_run_id"] = session_of(node.config).run_id
 
 
-# the device in an xp param's id: "[jax[x64]@cpu:1-add]" (faulty devices, "@apu:0!fault", are left alone)
-DEVICE_IN_ID = re.compile(r"@[A-Za-z]+:\d+(?=[-\]])")
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    return supervision.make_scheduler(config, log, session_of(config).run_directory)
 
 
 @pytest.hookimpl(optionalhook=True)
-def pytest_xdist_make_scheduler(config, log):
-    """pytest-xdist's default distribution, except that a spec on a device goes to
-    the worker that runs it without one: its reference-device side then reuses that
-    worker's compiled code (JAX compiles every operation per dtype and shape)."""
-    if config.getoption("dist") != "load":
+def pytest_handlecrashitem(crashitem, report, sched):
+    """A worker died in ``crashitem``: compat's scheduler runs it again (isolated) once."""
+    compat = session_of(sched.config)
+    casualty = casualties.find(compat.run_directory, crashitem)
+    if casualty is None:  # another --dist mode: no second run, but the casualty is counted
+        casualties.file(compat.run_directory, crashitem, "the worker process died", None)
+    elif casualty.attempts == 1:
+        supervision.rerun_report(report)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_report_teststatus(report, config):
+    if report.outcome == "rerun":
+        return "rerun", "R", ("RERUN", {"yellow": True})
+    return None
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_cmdline_main(config):
+    """Without xdist, compat's supervisor runs the tests in a child process (supervision)."""
+    if not supervision.wants_supervisor(config):
         return None
-    from xdist.scheduler import LoadScopeScheduling
+    results = Path(config.getoption("compat_results"))
+    try:
+        check_writable(results)
+    except ResultsError as error:
+        raise pytest.UsageError(str(error)) from None
+    return supervision.supervise(config, results / new_run_id())
 
-    class DeviceTwinScheduling(LoadScopeScheduling):
-        def _split_scope(self, nodeid: str) -> str:
-            return DEVICE_IN_ID.sub("", nodeid)
 
-    return DeviceTwinScheduling(config, log)
+def pytest_sessionstart(session):
+    """The xdist controller watches its workers' calls in flight."""
+    config = session.config
+    if config.getoption("numprocesses", None) and not hasattr(config, "workerinput") and _SESSION in config.stash:
+        compat = session_of(config)
+        compat.run_directory.mkdir(parents=True, exist_ok=True)
+        compat.watchdog = inflight.Watchdog(compat.run_directory)
+        compat.watchdog.start()
 
 
 def pytest_report_header(config):
@@ -329,94 +274,11 @@ def pytest_report_header(config):
     return lines
 
 
-def pytest_generate_tests(metafunc):
-    if "xp" not in metafunc.fixturenames:
-        return
-    compat = session_of(metafunc.config)
-    params = []
-    faults = metafunc.config.getoption("compat_fault")
-    for adapter in compat.adapters:
-        if not metafunc.config.getoption("only_devices"):
-            params.append(pytest.param((adapter, None, None), id=adapter.id))
-        for device in compat.devices.get(adapter.id, []):
-            reason = compat.unavailable.get((adapter.id, device))
-            marks = [pytest.mark.skip(reason=f"{device}: {reason}")] if reason else []
-            params.append(pytest.param((adapter, device, None), id=f"{adapter.id}@{device}", marks=marks))
-            known = adapter.plugin.faults if adapter.plugin is not None else {}
-            named = list(known) if faults == ["all"] else [f for f in faults if f in known]
-            params += [pytest.param((adapter, device, f), id=f"{adapter.id}@{device}!{f}", marks=marks) for f in named]
-    params += [pytest.param(None, id=spec, marks=pytest.mark.skip(reason=reason)) for spec, reason in compat.missing.items()]
-    if not params:
-        params = [pytest.param(None, id="no-backend", marks=pytest.mark.skip(reason="no backend selected"))]
-    metafunc.parametrize("xp", params, indirect=True)
-
-
-@pytest.fixture
-def xp(request) -> Iterator[Checker]:
-    """The backend under test, as a Checker: ``xp.check("add", x, y)``."""
-    compat = session_of(request.config)
-    adapter, device, fault = request.param
-    reference_device = compat.reference_devices.get(adapter.id) or compat.reference_devices.get(adapter.name)
-    checker = Checker(adapter, compat.reference, request.module.__name__.rsplit(".", 1)[-1],
-                      request.node.nodeid, compat.registry, device=device,
-                      gradient_reference=compat.gradient_reference, reference_device=reference_device,
-                      share=compat.device_share if device else 1.0, seed=compat.seed, isolation=compat.isolation)
-    if fault is None:
-        yield checker
-        return
-    checker.backend_info = dataclasses.replace(checker.backend_info, config={**checker.backend_info.config, "fault": fault})  # records say which
-    adapter.plugin.set_fault(fault, compat.seed)
-    try:
-        yield checker
-    finally:
-        adapter.plugin.set_fault(None)
-
-
-@pytest.hookimpl(wrapper=True)
-def pytest_pyfunc_call(pyfuncitem):
-    checker = pyfuncitem.funcargs.get("xp")
-    if not isinstance(checker, Checker):
-        return (yield)
-    escaped = None
-    if checker.device is not None:
-        checker.backend.plugin.reset_kernel_counters()
-    try:
-        with examples_share(pyfuncitem.obj, checker.share):
-            yield
-    except (KeyboardInterrupt, SystemExit):
-        raise
-    except BaseException as error:  # Hypothesis raises groups of our Divergence errors
-        escaped = error
-    found, others = unwrap(escaped)
-    compat = session_of(pyfuncitem.config)
-    common = dict(run_id=compat.run_id, worker=compat.worker, family=checker.family, spec=checker.spec,
-                  backend=checker.backend_info, device=checker.device, reference=checker.reference_name)
-    tables = [mark.args[0] for mark in pyfuncitem.iter_markers("compat_table")]  # what the spec feeds
-    divergences = checker.records(found, common, tables)
-    for record in divergences:
-        compat.write(record)
-    for table, row, value in checker.observations:
-        compat.write(records.Observation(**common, table=table, row=row, value=value))
-    counters = checker.backend.plugin.kernel_counters() if checker.device is not None else None
-    if counters:  # which operations of this spec really ran on the plug-in (kernel coverage)
-        compat.write(records.Coverage(**common, ops=counters))
-    compat.write(records.Checks(**common, cases=dict(checker.cases), unsupported=dict(checker.unsupported), tables=tables))
-    if others:
-        raise escaped
-    new = [r for r in divergences if r.status == "new"]
-    if new and compat.mode == "strict":
-        pytest.fail(report.new_divergences_message(new), pytrace=False)
-    known = sorted({r.known for r in divergences if r.known})
-    if known:
-        pytest.xfail("known divergences: " + ", ".join(known))
-    return None
-
-
 def pytest_terminal_summary(terminalreporter, config):
     if hasattr(config, "workerinput") or _SESSION not in config.stash:
         return
     compat = session_of(config)
-    if not compat.run_directory.exists():  # no spec ran (harness tests only, --collect-only, ...)
+    if not any(compat.run_directory.glob("records-*.jsonl")):  # no spec ran (harness tests only, --collect-only, ...)
         return
     try:
         text = report.terminal_summary(compat.run_directory, compat.registry)
@@ -424,3 +286,5 @@ def pytest_terminal_summary(terminalreporter, config):
         text = f"compat: {error}"
     terminalreporter.write_sep("=", "compat divergence summary")
     terminalreporter.write_line(text)
+    if casualties.summary(compat.run_directory):
+        terminalreporter.write_line(casualties.summary(compat.run_directory))

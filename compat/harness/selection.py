@@ -1,0 +1,81 @@
+"""Which adapters, configs and devices a run checks, from the command line."""
+
+from __future__ import annotations
+
+from compat import adapters
+from compat.adapters import AdapterError, BackendMissing
+
+
+def select(backends: str | None, adapter_paths: list[str]):
+    """Adapters to run, {spec: reason} for backends that are not installed, and their names."""
+    if backends is None:
+        specs = [] if adapter_paths else list(adapters.registered())
+    else:
+        specs = [s.strip() for s in backends.split(",") if s.strip()]
+    chosen, missing, absent = [], {}, set()
+    for spec in specs + list(adapter_paths):
+        try:
+            chosen += adapters.resolve(spec)
+        except BackendMissing as reason:
+            missing[spec] = str(reason)
+            absent.add(reason.backend)
+    return chosen, missing, absent
+
+
+
+GRADIENT_REFERENCES = ("torch", "jax", "tensorflow")  # preferred order: torch's eager autodiff is the cheapest
+
+
+def gradient_reference(chosen: list) -> adapters.Adapter | None:
+    """The framework every other one's gradients are also compared with: the
+    first of GRADIENT_REFERENCES that runs, in a config that keeps float64."""
+    candidates = [a for a in chosen if a.unsupported("grad") is None and a.config.get("x64", True)]
+    ranked = sorted(candidates, key=lambda a: GRADIENT_REFERENCES.index(a.name) if a.name in GRADIENT_REFERENCES else len(GRADIENT_REFERENCES))
+    return ranked[0] if ranked else None
+
+
+def parse_device(item: str, chosen: list) -> tuple[str, str]:
+    """'tensorflow:APU:0' -> ('tensorflow', 'APU:0'), the backend being a selected adapter's name or id."""
+    backend, _, device = item.partition(":")
+    if not device or backend not in {a.name for a in chosen} | {a.id for a in chosen}:
+        names = ", ".join(sorted({a.name for a in chosen})) or "none selected"
+        raise AdapterError(f"--device/--reference-device {item!r} must be BACKEND:DEVICE with a selected backend ({names})")
+    return backend, device
+
+
+def of_missing_backend(item: str, absent: set[str]) -> bool:
+    """A --device item of a backend that is not installed: its specs skip with the reason."""
+    return item.partition(":")[0] in absent
+
+
+def select_devices(chosen: list, requested: list[str], absent: set[str]) -> tuple[dict[str, list[str]], dict[tuple[str, str], str]]:
+    """adapter id -> devices under test, and (adapter id, device) -> why it cannot run.
+
+    By default each backend's reference plug-in devices (compat's APU, apu, a second
+    JAX CPU device), on the first config of each backend only: devices are about
+    kernels, not configs."""
+    devices: dict[str, list[str]] = {}
+    if requested == ["none"]:
+        return devices, {}
+    firsts = {}
+    for adapter in chosen:
+        firsts.setdefault(adapter.name, adapter)
+    if requested:
+        for item in requested:
+            if of_missing_backend(item, absent):
+                continue
+            backend, device = parse_device(item, chosen)
+            adapter = next(a for a in chosen if backend in (a.name, a.id))
+            devices.setdefault(adapter.id, []).append(device)
+    else:
+        for adapter in firsts.values():
+            if adapter.plugin_devices():
+                devices[adapter.id] = adapter.plugin_devices()
+    return devices, {}
+
+
+def fraction(text: str) -> float:
+    value = float(text)
+    if not 0 < value <= 1:
+        raise ValueError(text)
+    return value

@@ -1,0 +1,148 @@
+"""The ``xp`` fixture: one param per backend, device and fault; the Checker a spec
+talks to; and, when the spec ends, its records and its outcome (a new divergence
+fails it in strict mode, known ones make it xfail, report mode fails nothing)."""
+
+from __future__ import annotations
+
+import contextlib
+from typing import Iterator
+
+import pytest
+from hypothesis import Phase, settings
+
+from compat.harness import casualties, supervision
+from compat.harness.checker import Checker, unwrap
+from compat.harness.plugin import session_of
+from compat.results import records, report
+
+
+def pytest_generate_tests(metafunc):
+    if "xp" not in metafunc.fixturenames:
+        return
+    compat = session_of(metafunc.config)
+    params = []
+    faults = metafunc.config.getoption("compat_fault")
+    for adapter in compat.adapters:
+        if not metafunc.config.getoption("only_devices"):
+            params.append(pytest.param((adapter, None, None), id=adapter.id))
+        for device in compat.devices.get(adapter.id, []):
+            reason = compat.unavailable.get((adapter.id, device))
+            marks = [pytest.mark.skip(reason=f"{device}: {reason}")] if reason else []
+            params.append(pytest.param((adapter, device, None), id=f"{adapter.id}@{device}", marks=marks))
+            known = adapter.plugin.faults if adapter.plugin is not None else {}
+            named = list(known) if faults == ["all"] else [f for f in faults if f in known]
+            params += [pytest.param((adapter, device, f), id=f"{adapter.id}@{device}!{f}", marks=marks) for f in named]
+    params += [pytest.param(None, id=spec, marks=pytest.mark.skip(reason=reason)) for spec, reason in compat.missing.items()]
+    if not params:
+        params = [pytest.param(None, id="no-backend", marks=pytest.mark.skip(reason="no backend selected"))]
+    metafunc.parametrize("xp", params, indirect=True)
+
+
+@pytest.fixture
+def xp(request) -> Iterator[Checker]:
+    """The backend under test, as a Checker: ``xp.check("add", x, y)``."""
+    compat = session_of(request.config)
+    adapter, device, fault = request.param
+    reference_device = compat.reference_devices.get(adapter.id) or compat.reference_devices.get(adapter.name)
+    checker = Checker(adapter, request.module.__name__.rsplit(".", 1)[-1], request.node.nodeid, compat.checkers,
+                      device=device, reference_device=reference_device,
+                      share=compat.device_share if device else 1.0, fault=fault,
+                      casualty=casualties.find(compat.run_directory, request.node.nodeid))
+    if fault is None:
+        yield checker
+        return
+    adapter.plugin.set_fault(fault, compat.seed)
+    try:
+        yield checker
+    finally:
+        adapter.plugin.set_fault(None)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    """Tell whoever supervises this process which spec runs, and which finished."""
+    compat = session_of(item.config)
+    if compat.progress is None and ("xp" in getattr(item, "fixturenames", ()) or supervision.supervised()):
+        compat.progress = supervision.Progress(compat.run_directory, compat.worker, item.config)
+        compat.checkers.note = compat.progress.note
+    if compat.progress is not None:
+        compat.progress.started(item.nodeid)
+    result = yield
+    if compat.progress is not None:
+        compat.progress.ended(item.nodeid)
+    return result
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_pyfunc_call(pyfuncitem):
+    checker = pyfuncitem.funcargs.get("xp")
+    if not isinstance(checker, Checker):
+        return (yield)
+    escaped = None
+    if checker.device is not None:
+        checker.backend.plugin.reset_kernel_counters()
+    try:
+        checker.replay_casualty()
+        with examples_share(pyfuncitem.obj, checker.share), without_shrinking_hangs(pyfuncitem.obj, checker):
+            yield
+    except (KeyboardInterrupt, SystemExit):
+        raise
+    except BaseException as error:  # Hypothesis raises groups of our Divergence errors
+        escaped = error
+    found, others = unwrap(escaped)
+    compat = session_of(pyfuncitem.config)
+    common = dict(run_id=compat.run_id, worker=compat.worker, family=checker.family, spec=checker.spec,
+                  backend=checker.backend_info, device=checker.device, reference=checker.reference_name)
+    tables = [mark.args[0] for mark in pyfuncitem.iter_markers("compat_table")]  # what the spec feeds
+    divergences = checker.records(found, common, tables)
+    for record in divergences:
+        compat.write(record)
+    for table, row, value in checker.observations:
+        compat.write(records.Observation(**common, table=table, row=row, value=value))
+    counters = checker.backend.plugin.kernel_counters() if checker.device is not None else None
+    if counters:  # which operations of this spec really ran on the plug-in (kernel coverage)
+        compat.write(records.Coverage(**common, ops=counters))
+    compat.write(records.Checks(**common, cases=dict(checker.cases), unsupported=dict(checker.unsupported), tables=tables))
+    if others:
+        raise escaped
+    new = [r for r in divergences if r.status == "new"]
+    if new and compat.mode == "strict":
+        pytest.fail(report.new_divergences_message(new), pytrace=False)
+    known = sorted({r.known for r in divergences if r.known})
+    if known:
+        pytest.xfail("known divergences: " + ", ".join(known))
+    return None
+
+
+@contextlib.contextmanager
+def examples_share(test, share: float):
+    """Run the Hypothesis test ``test`` with ``share`` of its max_examples (at least 5)."""
+    # Hypothesis reads a test's settings from this attribute at each call; a
+    # parametrized test is one function, so the change lasts for this call only.
+    current = getattr(test, "_hypothesis_internal_use_settings", None)
+    if current is None or share >= 1 or not getattr(test, "is_hypothesis_test", False):
+        yield
+        return
+    fewer = max(min(5, current.max_examples), round(current.max_examples * share))
+    test._hypothesis_internal_use_settings = settings(current, max_examples=fewer)
+    try:
+        yield
+    finally:
+        test._hypothesis_internal_use_settings = current
+
+
+@contextlib.contextmanager
+def without_shrinking_hangs(test, checker: Checker):
+    """A spec that hung its process runs again with a quarter of its examples (at least
+    5) and without shrinking: each example that still hangs costs seconds."""
+    current = getattr(test, "_hypothesis_internal_use_settings", None)
+    if current is None or checker.casualty is None or checker.casualty.cause != "timeout":
+        yield
+        return
+    test._hypothesis_internal_use_settings = settings(
+        current, max_examples=max(min(5, current.max_examples), current.max_examples // 4),
+        phases=[p for p in current.phases if p != Phase.shrink])
+    try:
+        yield
+    finally:
+        test._hypothesis_internal_use_settings = current

@@ -1,0 +1,171 @@
+"""The one aggregation of records that the report and the dashboard share: distinct
+divergences, the summary matrix, known divergences by registry entry, registry entries
+not reproduced, the promotion tables, the invalid-index table, surveys and kernel coverage.
+
+Everything here takes typed records (``compat.results.records``), from a results
+directory or from the store, and returns plain values; nothing here reads files."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field, replace
+from fnmatch import fnmatchcase
+from typing import Iterable
+
+from compat.results.records import Checks, Coverage, Divergence, Observation, Run
+from compat.results.registry import Registry
+
+PROMOTION_GRID = "promotion-grid"  # the exhaustive promotion specs: every pair of dtypes
+INVALID_INDICES = "invalid-indices"  # the specs of out-of-bounds and invalid indices
+
+
+def distinct(divergences: Iterable[Divergence]) -> list[Divergence]:
+    """One record per distinct divergence (``Key``) across specs and workers; counts add up,
+    the first record seen keeps its example."""
+    merged: dict = {}
+    for record in divergences:
+        key = record.key
+        if key in merged:
+            merged[key] = replace(merged[key], count=merged[key].count + record.count)
+        else:
+            merged[key] = record
+    return sorted(merged.values(), key=lambda r: (r.backend.id, r.family, r.op, r.kind, r.signature["inputs"],
+                                                  r.key.sort_key()))
+
+
+def where_and_family(record) -> tuple[str, str]:
+    return record.where, record.family
+
+
+@dataclass
+class SummaryRow:
+    """One backend (on a device) and family: cases checked, divergences from NumPy (or the
+    derivative, or the gradient reference), and from the reference device, side by side."""
+
+    backend: str  # id, or id@device
+    family: str
+    cases: int = 0
+    new: int = 0
+    known: int = 0
+    device_new: int = 0
+    device_known: int = 0
+    unsupported: dict[str, str] = field(default_factory=dict)  # operation -> reason
+
+    def to_json(self) -> dict:
+        return {"backend": self.backend, "family": self.family, "cases": self.cases, "new": self.new,
+                "known": self.known, "device new": self.device_new, "device known": self.device_known,
+                "unsupported": dict(self.unsupported)}
+
+
+def summary(checks: Iterable[Checks], divergences: Iterable[Divergence]) -> list[SummaryRow]:
+    rows: dict[tuple[str, str], SummaryRow] = {}
+
+    def row(record) -> SummaryRow:
+        key = where_and_family(record)
+        return rows.setdefault(key, SummaryRow(*key))
+
+    for record in checks:
+        found = row(record)
+        found.cases += sum(record.cases.values())
+        found.unsupported.update(record.unsupported)
+    for record in distinct(divergences):
+        found = row(record)
+        name = ("device_" if record.against_device else "") + record.status
+        setattr(found, name, getattr(found, name) + 1)
+    return [rows[key] for key in sorted(rows)]
+
+
+@dataclass
+class Stale:
+    id: str
+    backend: str
+    differs: str
+
+
+def stale(run: Run, registry: Registry) -> list[Stale]:
+    """Registry entries that concern what ran but matched no divergence.
+
+    For exhaustive specs that means the divergence is gone; for Hypothesis specs it
+    may also mean this run did not draw such a case, so reports call them "not
+    reproduced". The reference backend (NumPy against itself) cannot diverge."""
+    backends = {r.backend.id: r.backend for r in run.checks if r.backend.name != r.reference}
+    checked = defaultdict(set)  # backend id -> {(family, op)}
+    for record in run.checks:
+        checked[record.backend.id].update((record.family, op) for op in record.cases)
+    used = {(r.known, r.backend.id) for r in run.divergences if r.known}
+    found = []
+    for entry in registry.entries:
+        for backend_id, backend in sorted(backends.items()):
+            if (entry.id, backend_id) in used or not entry.applies_to(backend):
+                continue
+            families, ops = entry.patterns.get("family", ("*",)), entry.patterns.get("op", ("*",))
+            if any(any(fnmatchcase(f, g) for g in families) and any(fnmatchcase(o, g) for g in ops)
+                   for f, o in checked[backend_id]):
+                found.append(Stale(entry.id, backend_id, entry.differs))
+    return found
+
+
+def by_entry(divergences: Iterable[Divergence]) -> list[tuple[str, list[Divergence]]]:
+    """Known divergences grouped by the registry entry they matched, the largest group first."""
+    groups = defaultdict(list)
+    for record in distinct(divergences):
+        if record.known:
+            groups[record.known].append(record)
+    return sorted(groups.items(), key=lambda item: (-len(item[1]), item[0]))
+
+
+@dataclass(frozen=True)
+class PromotionDifference:
+    inputs: str
+    numpy: str
+    backend: str
+    ops: tuple[str, ...]
+
+
+def promotion_differences(divergences: Iterable[Divergence], table: str | None = None) -> dict[str, list[PromotionDifference]]:
+    """backend id -> result dtypes that differ from NumPy's, with the operations that show
+    each; with ``table``, only divergences of specs that feed it."""
+    groups: dict[str, dict[tuple, set]] = defaultdict(lambda: defaultdict(set))
+    for record in distinct(divergences):
+        if record.family == "promotion" and record.kind == "dtype" and record.reference == "numpy" and (
+                table is None or table in record.tables):
+            s = record.signature
+            groups[record.backend.id][(s["inputs"], s["expected"], s["actual"])].add(record.op)
+    return {backend: [PromotionDifference(i, e, a, tuple(sorted(ops))) for (i, e, a), ops in sorted(rows.items())]
+            for backend, rows in sorted(groups.items())}
+
+
+def feeds(records_, table: str) -> list:
+    """The records of the specs that declare they feed ``table``."""
+    return [r for r in records_ if table in r.tables]
+
+
+@dataclass
+class SurveyTable:
+    columns: list[str] = field(default_factory=list)
+    rows: dict[str, dict[str, str]] = field(default_factory=dict)  # row -> column -> value
+
+
+def survey_tables(observations: Iterable[Observation], column=None) -> dict[str, SurveyTable]:
+    """table name -> its columns (one per backend, or as ``column(record)`` names them) and rows."""
+    column = column or (lambda r: r.backend.id + (f" {r.device}" if r.device else ""))
+    tables: dict[str, SurveyTable] = {}
+    for record in observations:
+        found = tables.setdefault(record.table, SurveyTable())
+        name = column(record)
+        if name not in found.columns:
+            found.columns.append(name)
+        found.rows.setdefault(record.row, {})[name] = record.value
+    for found in tables.values():
+        found.columns.sort()
+    return tables
+
+
+def kernel_coverage(coverage: Iterable[Coverage]) -> dict[str, dict[str, dict[str, int]]]:
+    """backend@device -> kernel -> {"device": launches on the plug-in, "fallback": launches that fell back}."""
+    found: dict = defaultdict(lambda: defaultdict(lambda: {"device": 0, "fallback": 0}))
+    for record in coverage:
+        for op, counts in record.ops.items():
+            for side in ("device", "fallback"):
+                found[record.where][op][side] += counts.get(side, 0)
+    return {k: dict(v) for k, v in sorted(found.items())}
