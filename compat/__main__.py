@@ -79,6 +79,12 @@ def main(argv: list[str] | None = None) -> int:
     selftest.add_argument("--seed", type=int, default=0, help="fault and Hypothesis seed (default: 0)")
     selftest.add_argument("-n", "--workers", default="auto", help="pytest-xdist workers per fault (default: auto)")
 
+    ops = commands.add_parser("ops", help="print the table of operations and each installed backend's support",
+                              description="compat's table of operations (compat/core/ops.py): each operation's NumPy "
+                                          "signature and facts, and for each installed backend whether its adapter maps "
+                                          "it (yes) or declares it unsupported (no, with the reason below the table).")
+    ops.add_argument("--backends", default=None, metavar="LIST", help="comma-separated backends (default: all installed)")
+
     args, extra = parser.parse_known_args(argv)
     if extra and args.command not in ("survey", "selftest"):
         parser.error(f"unrecognized arguments: {' '.join(extra)}")
@@ -93,6 +99,8 @@ def main(argv: list[str] | None = None) -> int:
             return dashboard_command(args)
         if args.command == "devices":
             return devices_command(args)
+        if args.command == "ops":
+            return ops_command(args)
         if args.command == "selftest":
             from compat.harness import selftest as selftest_module
 
@@ -148,6 +156,35 @@ plugins = set(adapter.plugin_devices())
 shown = [d + (" (compat's reference plug-in)" if d in plugins else "") for d in adapter.devices()]
 print(f"{adapter.name}: {', '.join(shown)}{note}")
 """
+
+
+FACTS = ("elementwise", "accumulates", "correctly_rounded", "index_arg", "moves_to", "transform")
+
+
+def ops_command(args) -> int:
+    from compat.core import ops
+    from compat.harness.selection import select
+    from compat.results.report import table
+
+    chosen, missing, _ = select(args.backends, [])
+    firsts = list({a.name: a for a in chosen}.values())  # configs map operations alike
+    rows, reasons = [], []
+    for op in ops.TABLE:
+        facts = [f"{fact}={getattr(op, fact)}" if not isinstance(getattr(op, fact), bool) else fact
+                 for fact in FACTS if getattr(op, fact) not in (None, False)]
+        support = []
+        for adapter in firsts:
+            reason = adapter.unsupported(op.name)
+            support.append("no" if reason else "yes")
+            if reason:
+                reasons.append(f"  {adapter.name} has no {op.name}: {reason}")
+        rows.append([op.name + op.params, op.group, ", ".join(facts) or "-", *support])
+    print(table(["operation", "group", "facts", *(a.name for a in firsts)], rows))
+    if reasons:
+        print("\nunsupported:\n" + "\n".join(reasons))
+    for spec, reason in missing.items():
+        print(f"{spec}: skipped ({reason})")
+    return 0
 
 
 def survey_command(args, extra: list[str]) -> int:

@@ -3,82 +3,66 @@
 
 from __future__ import annotations
 
+import importlib
+
 from compat.devices import PluginDevices
 
 
-class TensorflowApu(PluginDevices):
+class CompiledPlugin(PluginDevices):
+    """A plug-in of compat's own, compiled from source: ``module`` names its Python side
+    (build, load, FAULTS, set_fault, counters, reset_counters), imported when first used."""
+
+    module: str = ""
+    loader_lines: tuple[str, ...] = ()  # what a reproducer runs to load it
+    prefix: str = ""  # the device type it adds
+
+    @property
+    def plugin(self):
+        return importlib.import_module(self.module)
+
+    @property
+    def faults(self):
+        return self.plugin.FAULTS
+
+    def set_fault(self, name, seed=0):
+        self.plugin.set_fault(name, seed)
+
+    def reset_kernel_counters(self):
+        self.plugin.reset_counters()
+
+    def reproducer_lines(self, device):
+        return list(self.loader_lines) if device.startswith(self.prefix) else []
+
+
+class TensorflowApu(CompiledPlugin):
     """TensorFlow's PluggableDevice "APU" (tensorflow_apu.cc)."""
 
     names = ("APU:0",)
-
-    @property
-    def faults(self):
-        from compat.devices import tensorflow_apu
-
-        return tensorflow_apu.FAULTS
+    module, prefix = "compat.devices.tensorflow_apu", "APU"
+    loader_lines = ("from compat.devices import tensorflow_apu", "tensorflow_apu.load()  # compat's reference APU device")
 
     def prepare(self, load=True):
-        from compat.devices import tensorflow_apu
-
-        path = tensorflow_apu.build()
+        path = self.plugin.build()
         if load:
-            tensorflow_apu.load(path)
-
-    def set_fault(self, name, seed=0):
-        from compat.devices import tensorflow_apu
-
-        tensorflow_apu.set_fault(name, seed)
+            self.plugin.load(path)
 
     def kernel_counters(self):
-        from compat.devices import tensorflow_apu
-
         # the plug-in counts its own launches; what fell back to CPU shows as device divergences
-        return {op: {"device": n, "fallback": 0} for op, n in tensorflow_apu.counters().items()}
-
-    def reset_kernel_counters(self):
-        from compat.devices import tensorflow_apu
-
-        tensorflow_apu.reset_counters()
-
-    def reproducer_lines(self, device):
-        return ["from compat.devices import tensorflow_apu", "tensorflow_apu.load()  # compat's reference APU device"] \
-            if device.startswith("APU") else []
+        return {op: {"device": n, "fallback": 0} for op, n in self.plugin.counters().items()}
 
 
-class TorchApu(PluginDevices):
+class TorchApu(CompiledPlugin):
     """torch's PrivateUse1 device "apu" (torch_apu.cpp)."""
 
     names = ("apu:0",)
-
-    @property
-    def faults(self):
-        from compat.devices import torch_apu
-
-        return torch_apu.FAULTS
+    module, prefix = "compat.devices.torch_apu", "apu"
+    loader_lines = ("from compat.devices import torch_apu", "torch_apu.load()  # compat's reference apu device")
 
     def prepare(self, load=True):
-        from compat.devices import torch_apu
-
-        torch_apu.load() if load else torch_apu.build()
-
-    def set_fault(self, name, seed=0):
-        from compat.devices import torch_apu
-
-        torch_apu.set_fault(name, seed)
+        self.plugin.load() if load else self.plugin.build()
 
     def kernel_counters(self):
-        from compat.devices import torch_apu
-
-        return torch_apu.counters()
-
-    def reset_kernel_counters(self):
-        from compat.devices import torch_apu
-
-        torch_apu.reset_counters()
-
-    def reproducer_lines(self, device):
-        return ["from compat.devices import torch_apu", "torch_apu.load()  # compat's reference apu device"] \
-            if device.startswith("apu") else []
+        return self.plugin.counters()
 
 
 class JaxCpuDevices(PluginDevices):

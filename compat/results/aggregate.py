@@ -1,9 +1,11 @@
 """The one aggregation of records that the report and the dashboard share: distinct
 divergences, the summary matrix, known divergences by registry entry, registry entries
-not reproduced, the promotion tables, the invalid-index table, surveys and kernel coverage.
+not reproduced, the promotion tables, surveys and kernel coverage.
 
-Everything here takes typed records (``compat.results.records``), from a results
-directory or from the store, and returns plain values; nothing here reads files."""
+Everything here takes typed records (``compat.results.records``) from a results
+directory, or the store's summaries of them (any object with the divergence's
+``key``, ``count``, ``status``, ``known`` and ``tables``), and returns plain values;
+nothing here reads files or the store."""
 
 from __future__ import annotations
 
@@ -19,18 +21,19 @@ PROMOTION_GRID = "promotion-grid"  # the exhaustive promotion specs: every pair 
 INVALID_INDICES = "invalid-indices"  # the specs of out-of-bounds and invalid indices
 
 
-def distinct(divergences: Iterable[Divergence]) -> list[Divergence]:
+def distinct(divergences: Iterable) -> list:
     """One record per distinct divergence (``Key``) across specs and workers; counts add up,
-    the first record seen keeps its example."""
+    the tables their specs feed unite, the first record seen keeps its example."""
     merged: dict = {}
     for record in divergences:
         key = record.key
         if key in merged:
-            merged[key] = replace(merged[key], count=merged[key].count + record.count)
+            first = merged[key]
+            tables = type(first.tables)(sorted(set(first.tables) | set(record.tables)))
+            merged[key] = replace(first, count=first.count + record.count, tables=tables)
         else:
             merged[key] = record
-    return sorted(merged.values(), key=lambda r: (r.backend.id, r.family, r.op, r.kind, r.signature["inputs"],
-                                                  r.key.sort_key()))
+    return sorted(merged.values(), key=lambda r: r.key.sort_key())
 
 
 def where_and_family(record) -> tuple[str, str]:
@@ -105,7 +108,7 @@ def stale(run: Run, registry: Registry) -> list[Stale]:
     return found
 
 
-def by_entry(divergences: Iterable[Divergence]) -> list[tuple[str, list[Divergence]]]:
+def by_entry(divergences: Iterable) -> list[tuple[str, list]]:
     """Known divergences grouped by the registry entry they matched, the largest group first."""
     groups = defaultdict(list)
     for record in distinct(divergences):
@@ -122,15 +125,15 @@ class PromotionDifference:
     ops: tuple[str, ...]
 
 
-def promotion_differences(divergences: Iterable[Divergence], table: str | None = None) -> dict[str, list[PromotionDifference]]:
+def promotion_differences(divergences: Iterable, table: str | None = None) -> dict[str, list[PromotionDifference]]:
     """backend id -> result dtypes that differ from NumPy's, with the operations that show
     each; with ``table``, only divergences of specs that feed it."""
     groups: dict[str, dict[tuple, set]] = defaultdict(lambda: defaultdict(set))
     for record in distinct(divergences):
-        if record.family == "promotion" and record.kind == "dtype" and record.reference == "numpy" and (
+        key = record.key
+        if key.family == "promotion" and key.kind == "dtype" and key.reference == "numpy" and (
                 table is None or table in record.tables):
-            s = record.signature
-            groups[record.backend.id][(s["inputs"], s["expected"], s["actual"])].add(record.op)
+            groups[key.backend_id][(key.inputs, key.expected, key.actual)].add(key.op)
     return {backend: [PromotionDifference(i, e, a, tuple(sorted(ops))) for (i, e, a), ops in sorted(rows.items())]
             for backend, rows in sorted(groups.items())}
 

@@ -38,7 +38,7 @@ from pathlib import Path
 from compat.results import records
 
 DEFAULT_STORE = Path("compat-results") / "compat.sqlite"  # next to the plugin's DEFAULT_RESULTS
-SCHEMA_VERSION = 1  # PRAGMA user_version of a compat store
+SCHEMA_VERSION = 2  # PRAGMA user_version of a compat store; 2 added tables and unsupported
 BUSY_TIMEOUT_MS = 120_000
 
 SCHEMA = """
@@ -76,6 +76,8 @@ CREATE TABLE IF NOT EXISTS records (
     survey          TEXT,
     survey_row      TEXT,
     survey_value    TEXT,
+    tables          TEXT,
+    unsupported     TEXT,
     UNIQUE (run_id, worker, digest, nth)
 );
 CREATE TABLE IF NOT EXISTS bodies (
@@ -89,7 +91,7 @@ CREATE VIEW IF NOT EXISTS records_with_body AS SELECT records.*, bodies.body FRO
 
 COLUMNS = ("run_id", "worker", "digest", "nth", "type", "family", "spec", "backend_id", "backend_name",
            "backend_version", "backend_config", "device", "reference", "op", "kind", "status", "known", "sig_inputs",
-           "sig_expected", "sig_actual", "count", "cases", "survey", "survey_row", "survey_value")
+           "sig_expected", "sig_actual", "count", "cases", "survey", "survey_row", "survey_value", "tables", "unsupported")
 INSERT = f"INSERT OR IGNORE INTO records ({', '.join(COLUMNS)}) VALUES ({', '.join('?' * len(COLUMNS))})"
 
 
@@ -223,28 +225,32 @@ def results_files(directory: Path) -> tuple[list[Path], list[Path]]:
     return metas, files
 
 
-def row_of(record: dict, digest: str, nth: int) -> tuple:
-    backend = record["backend"]
-    signature = record.get("signature") or {}
-    kind = record["record"]
+def row_of(record: records.Record, digest: str, nth: int) -> tuple:
+    """The columns reports group by; the whole record stays in ``bodies``."""
+    backend = record.backend
+    signature = getattr(record, "signature", None) or {}
     return (
-        record["run_id"], record["worker"], digest, nth, kind, record["family"], record["spec"],
-        backend["id"], backend["name"], backend["version"], json.dumps(backend["config"], sort_keys=True),
-        record["device"], record["reference"],
-        record.get("op"), record.get("kind"), record.get("status"), record.get("known"),
-        signature.get("inputs"), signature.get("expected"), signature.get("actual"), record.get("count"),
-        json.dumps(record["cases"], sort_keys=True) if kind == "checks" else None,
-        record.get("table"), record.get("row"), record.get("value"),
+        record.run_id, record.worker, digest, nth, record.TYPE, record.family, record.spec,
+        backend.id, backend.name, backend.version, json.dumps(backend.config, sort_keys=True),
+        record.device, record.reference,
+        getattr(record, "op", None), getattr(record, "kind", None), getattr(record, "status", None),
+        getattr(record, "known", None), signature.get("inputs"), signature.get("expected"), signature.get("actual"),
+        getattr(record, "count", None),
+        json.dumps(record.cases, sort_keys=True) if isinstance(record, records.Checks) else None,
+        getattr(record, "table", None), getattr(record, "row", None), getattr(record, "value", None),
+        json.dumps(record.tables) if hasattr(record, "tables") else None,
+        json.dumps(record.unsupported, sort_keys=True) if isinstance(record, records.Checks) else None,
     )
 
 
-def read_records(path: Path, skipped: list[str]) -> tuple[list[tuple], int]:
-    """(row, line) for the valid record lines of one worker file, and how many non-blank
-    lines it had. Every line that is not a record goes to ``skipped`` as "file:line: reason"."""
+def read_records(path: Path, skipped: list[str], stored) -> tuple[list[tuple], int]:
+    """(row, line) for the record lines of one worker file that the store does not hold
+    yet, and how many non-blank lines it had. ``stored(run_id, worker)`` gives the
+    identities the store holds: those lines are not validated again (re-merging is
+    cheap). Every new line that is not a record goes to ``skipped`` as "file:line: reason"."""
     rows = []
     seen: Counter = Counter()
     lines = 0
-    problem_with = records.problem_with
     try:
         with open(path, "rb") as file:
             for number, raw in enumerate(file, 1):
@@ -254,18 +260,22 @@ def read_records(path: Path, skipped: list[str]) -> tuple[list[tuple], int]:
                 lines += 1
                 try:
                     text = line.decode("utf-8")
-                    record = json.loads(text)
-                except ValueError as error:
+                    data = json.loads(text)
+                except ValueError as error:  # a line cut short by a worker that died while writing it, too
                     skipped.append(f"{path}:{number}: not JSON ({error})"[:400])
                     continue
-                problem = problem_with(record)
+                digest = hashlib.blake2b(line, digest_size=16).hexdigest()
+                identity = (data.get("run_id"), data.get("worker"), digest) if isinstance(data, dict) else None
+                if identity is not None:
+                    seen[identity] += 1
+                    if (digest, seen[identity]) in stored(*identity[:2]):
+                        rows.append((None, text))  # held already: counted, not added
+                        continue
+                record, problem = records.parse(text)
                 if problem:
                     skipped.append(f"{path}:{number}: {problem}")
                     continue
-                digest = hashlib.blake2b(line, digest_size=16).hexdigest()
-                key = (record["run_id"], record["worker"], digest)
-                seen[key] += 1
-                rows.append((row_of(record, digest, seen[key]), text))
+                rows.append((row_of(record, digest, seen[identity]), text))
     except OSError as error:
         skipped.append(f"{path}: cannot read ({error.strerror or error})")
     return rows, lines
@@ -328,10 +338,11 @@ def ingest(store: Path | str, directories: list[Path | str]) -> Ingested:
                     with transaction(connection):
                         add_run(connection, meta["run_id"], str(meta_path.parent), ingested, meta)
             for path in files:
-                rows, lines = read_records(path, ingested.skipped)
+                rows, lines = read_records(path, ingested.skipped, stored_identities(connection))
                 ingested.files += 1
                 ingested.lines += lines
                 ingested.bad_lines += lines - len(rows)
+                rows = [(row, text) for row, text in rows if row is not None]
                 if not rows:
                     continue
                 by_run: dict[str, list[tuple]] = {}
@@ -350,6 +361,19 @@ def ingest(store: Path | str, directories: list[Path | str]) -> Ingested:
     finally:
         connection.close()
     return ingested
+
+
+def stored_identities(connection: sqlite3.Connection):
+    """(run_id, worker) -> {(digest, nth)} the store holds, read once per pair."""
+    cache: dict[tuple, set] = {}
+
+    def stored(run_id, worker) -> set:
+        if (run_id, worker) not in cache:
+            cache[(run_id, worker)] = set(connection.execute(
+                "SELECT digest, nth FROM records WHERE run_id = ? AND worker = ?", (run_id, worker)).fetchall())
+        return cache[(run_id, worker)]
+
+    return stored
 
 
 # -- reading -------------------------------------------------------------------------

@@ -1,0 +1,70 @@
+"""What every page of one dashboard shares: the data, the site being written, and which
+divergences get a page of their own (the dashboard stays small whatever the store holds)."""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from pathlib import Path
+
+from compat.dashboard.data import Data, Divergence
+from compat.dashboard.html import Site
+from compat.results import registry as registry_module
+
+LIST_CAP = 100            # divergences listed on one cell's list page
+PAGE_CAP = 1000           # divergence pages in all (new divergences first) ...
+PAGE_BUDGET = 2_500_000   # ... and at most this many bytes of them
+DEFAULT_REGISTRY = Path(__file__).resolve().parents[2] / "fixtures" / "known-divergences.toml"  # as the plugin's
+
+
+class Context:
+    def __init__(self, data: Data, site: Site):
+        self.data = data
+        self.site = site
+        self.registries: dict[str, registry_module.Registry] = {}
+        self.pages: set[str] = set()
+        self.choose_pages()
+
+    def choose_pages(self) -> None:
+        """Divergence pages for listed divergences within PAGE_CAP and PAGE_BUDGET: new ones
+        first, then the top of every list before the rest of any, so that every cell gets some."""
+        position: dict[str, int] = {}
+        unique: dict[str, Divergence] = {}
+        for cell in self.data.cells.values():
+            by_op = defaultdict(list)
+            for d in cell.divergences:
+                by_op[d.op].append(d)
+            for listed in [cell.divergences, *by_op.values()]:
+                for i, d in enumerate(listed[:LIST_CAP]):
+                    unique[d.page] = d
+                    position[d.page] = min(i, position.get(d.page, i))
+        ranked = sorted(unique.values(), key=lambda d: (d.status != "new", position[d.page], d.backend_id, d.family,
+                                                        d.op, d.inputs))
+        self.total_divergences = sum(len(c.divergences) for c in self.data.cells.values())
+        self.paged = []      # (divergence, record)
+        self.page_cap_hit = len(ranked) > PAGE_CAP
+        size = 0
+        bodies = self.data.bodies([d.record_id for d in ranked[:PAGE_CAP]])
+        for d in ranked[:PAGE_CAP]:
+            record = bodies[d.record_id]
+            size += 2500 + len(record.get("reproducer", "")) + len(json.dumps(record.get("expected"))) \
+                + len(json.dumps(record.get("actual"))) + len(record.get("detail", ""))
+            if size > PAGE_BUDGET:
+                self.page_cap_hit = True
+                break
+            self.paged.append((d, record))
+        self.pages = {d.page for d, _ in self.paged}
+
+    def registry_for(self, run_id: str) -> registry_module.Registry:
+        meta = (self.data.runs.get(run_id) or {}).get("meta") or {}
+        path = meta.get("registry") if isinstance(meta.get("registry"), str) else None
+        candidates = [p for p in (path, DEFAULT_REGISTRY) if p and Path(p).is_file()]
+        for candidate in candidates:
+            if str(candidate) not in self.registries:
+                try:
+                    self.registries[str(candidate)] = registry_module.load(candidate)
+                except registry_module.RegistryError:
+                    self.registries[str(candidate)] = None
+            if self.registries[str(candidate)] is not None:
+                return self.registries[str(candidate)]
+        return registry_module.Registry()

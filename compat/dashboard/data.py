@@ -1,0 +1,228 @@
+"""Everything the dashboard's pages need, read from the store (the only SQL of the
+dashboard), and aggregated as the report aggregates (``compat.results.aggregate``)."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from packaging.version import InvalidVersion, Version
+
+from compat.dashboard.html import slug
+from compat.results import aggregate
+from compat.results.records import Key
+
+KEY_FIELDS = ("backend_id", "device", "reference", "family", "op", "kind", "sig_inputs", "sig_expected", "sig_actual")
+OTHER_SPECS = ""  # in a divergence's tables: shown by a spec that feeds no table
+
+
+def tables_of(column: str | None) -> tuple[str, ...]:
+    """A record's tables column: what its spec feeds, or OTHER_SPECS."""
+    return tuple(json.loads(column)) or (OTHER_SPECS,) if column else (OTHER_SPECS,)
+
+
+@dataclass(slots=True)
+class Divergence:
+    """One distinct divergence of one cell's run, as the store's columns hold it (the
+    whole record is read only for its page); its key's fields read as its own."""
+
+    run_id: str
+    key: Key
+    count: int
+    record_id: int
+    status: str
+    known: str | None
+    version: str
+    tables: tuple[str, ...] = ()  # what its specs feed (OTHER_SPECS: one of them feeds nothing)
+    _page: str | None = None
+
+    def __getattr__(self, name: str):  # backend_id, device, reference, family, op, kind, inputs, expected, actual
+        return getattr(self.key, name)
+
+    @property
+    def page(self) -> str:
+        if self._page is None:
+            self._page = f"d/{slug(*self.key, self.version)}.html"
+        return self._page
+
+    def feeds(self, table: str) -> bool:
+        return table in self.tables
+
+
+@dataclass
+class Row:
+    """A matrix row: a backend (id with config) at one version on a device, against a
+    reference class. Each version of a backend is a row of its own, so that a matrix of
+    versions (tox's jax and jax-previous envs, CI jobs) shows them side by side."""
+
+    backend_id: str
+    version: str
+    device: str | None
+    devref: str              # "" for NumPy-like references; "device:<name>" for the device view
+    name: str = ""
+    config: str = "{}"
+
+    @property
+    def key(self) -> tuple:
+        return (self.backend_id, self.version, self.device, self.devref)
+
+    @property
+    def group(self) -> tuple:
+        """The row's key without the version: the rows that are versions of one another."""
+        return (self.backend_id, self.device, self.devref)
+
+    def label(self) -> str:
+        return f"{self.backend_id} {self.version} on {self.device or 'default device'}" + (
+            f" vs {self.devref[7:]}" if self.devref else "")
+
+
+def version_order(version: str) -> tuple:
+    """Sort key of backend versions: PEP 440 order (0.9.2 before 0.10.2), unparsable ones last."""
+    try:
+        return (0, Version(version))
+    except InvalidVersion:
+        return (1, version)
+
+
+@dataclass
+class Cell:
+    run_id: str
+    divergences: list[Divergence] = field(default_factory=list)
+    cases: dict = field(default_factory=dict)       # op -> cases checked
+    table_ops: dict = field(default_factory=dict)  # table its specs feed -> operations they checked
+    unsupported: dict = field(default_factory=dict)  # operation -> the adapter's reason
+
+    def counts(self, op: str | None = None) -> tuple[int, int]:
+        chosen = [d for d in self.divergences if op is None or d.op == op]
+        new = sum(1 for d in chosen if d.status == "new")
+        return new, len(chosen) - new
+
+
+class Data:
+    """Everything the pages need, read from the store with a few aggregate queries."""
+
+    def __init__(self, connection: sqlite3.Connection):
+        self.db = connection
+        self.runs = {}
+        for run_id, started, meta in connection.execute("SELECT run_id, started, meta FROM runs ORDER BY started, run_id"):
+            self.runs[run_id] = {"run_id": run_id, "started": started, "meta": json.loads(meta) if meta else None}
+        self.order = {run_id: i for i, run_id in enumerate(self.runs)}
+        self.rows: dict[tuple, Row] = {}
+        self.cells: dict[tuple, Cell] = {}        # (row key, family) -> Cell of the latest run
+        self.previous: dict[tuple, str] = {}      # (row key, family) -> the run before it
+        self._load_cells()
+
+    @staticmethod
+    def devref(reference: str) -> str:
+        return reference if reference.startswith("device:") else ""
+
+    def _load_cells(self) -> None:
+        covered = defaultdict(set)  # (row key, family) -> runs
+        found = self.db.execute(
+            "SELECT DISTINCT run_id, backend_id, backend_version, device, reference, family, backend_name, "
+            "backend_config FROM records WHERE type IN ('divergence', 'checks')").fetchall()
+        # every case of a device param is also compared with the backend's reference device,
+        # named by the records of such divergences (checks records name NumPy)
+        self.reference_devices = {(row[1], row[3]): row[4] for row in found if self.devref(row[4])}
+        for run_id, backend_id, version, device, reference, family, name, config in found:
+            for key in self.keys_of(backend_id, version, device, reference):
+                self.rows.setdefault(key, Row(*key, name=name, config=config))
+                covered[(key, family)].add(run_id)
+        for (key, family), runs in covered.items():
+            ordered = sorted(runs, key=self.order.__getitem__)
+            self.cells[(key, family)] = Cell(ordered[-1])
+            if len(ordered) > 1:
+                self.previous[(key, family)] = ordered[-2]
+        wanted = {(cell.run_id, *key, family) for (key, family), cell in self.cells.items()}
+        runs = sorted({cell.run_id for cell in self.cells.values()})
+        for d in self.divergences(runs):
+            key = (d.backend_id, d.version, d.device, self.devref(d.reference))
+            if (d.run_id, *key, d.family) in wanted:
+                self.cells[(key, d.family)].divergences.append(d)
+        for run_id, backend_id, version, device, reference, family, tables, unsupported, op, n in self.db.execute(
+                f"SELECT r.run_id, r.backend_id, r.backend_version, r.device, r.reference, r.family, r.tables, "
+                f"r.unsupported, j.key, sum(j.value) FROM records r, json_each(r.cases) j WHERE r.type = 'checks' "
+                f"AND r.run_id IN ({marks(runs)}) GROUP BY r.run_id, r.backend_id, r.backend_version, r.device, "
+                f"r.reference, r.family, r.spec, j.key", runs):
+            for key in self.keys_of(backend_id, version, device, reference):
+                if (run_id, *key, family) in wanted:
+                    cell = self.cells[(key, family)]
+                    cell.cases[op] = cell.cases.get(op, 0) + n
+                    for table in tables_of(tables):
+                        cell.table_ops.setdefault(table, set()).add(op)
+                    cell.unsupported.update(json.loads(unsupported) if unsupported else {})
+        for cell in self.cells.values():
+            cell.divergences.sort(key=lambda d: (d.status != "new", d.op, d.kind, d.inputs, d.expected, d.actual))
+
+    def keys_of(self, backend_id: str, version: str, device: str | None, reference: str) -> list[tuple]:
+        """The matrix rows a record counts in: its own, and for a device param's
+        record against NumPy also the device view's (device against reference device)."""
+        key = (backend_id, version, device, self.devref(reference))
+        if device is None or key[3]:
+            return [key]
+        devref = self.reference_devices.get((backend_id, device), "device:its reference device")
+        return [key, (backend_id, version, device, devref)]
+
+    def divergences(self, runs: list[str] | None = None) -> list[Divergence]:
+        """The distinct divergences of each of these runs (all runs by default), aggregated
+        as the report aggregates them."""
+        where = "" if runs is None else f" AND run_id IN ({marks(runs)})"
+        rows = self.db.execute(f"SELECT run_id, {', '.join(KEY_FIELDS)}, count, id, status, known, backend_version, "
+                               f"tables FROM records WHERE type = 'divergence'{where} ORDER BY id", runs or [])
+        per_run = defaultdict(list)
+        for row in rows:
+            per_run[row[0]].append(Divergence(row[0], Key(*row[1:10]), *row[10:-1], tables=tables_of(row[-1])))
+        return [d for found in per_run.values() for d in aggregate.distinct(found)]
+
+    def observations(self) -> list[tuple]:
+        """(run, survey, row, value, backend id, version, device) of every observation record."""
+        return self.db.execute("SELECT run_id, survey, survey_row, survey_value, backend_id, backend_version, device "
+                               "FROM records WHERE type = 'observation'").fetchall()
+
+    def coverage(self) -> list[tuple[str, str, str | None, dict]]:
+        """(run, backend id, device, kernel counts) of every coverage record."""
+        return [(run_id, backend_id, device, json.loads(ops)) for run_id, backend_id, device, ops in self.db.execute(
+            "SELECT run_id, backend_id, device, json_extract(body, '$.ops') FROM records JOIN bodies USING (digest) "
+            "WHERE type = 'coverage'")]
+
+    def versions_run(self) -> dict[tuple[str, str], list[str]]:
+        """(backend id, version) -> the runs that checked it."""
+        found = defaultdict(list)
+        for run_id, backend_id, version in self.db.execute(
+                "SELECT DISTINCT run_id, backend_id, backend_version FROM records WHERE type IN ('divergence', 'checks')"):
+            found[(backend_id, version)].append(run_id)
+        return found
+
+    def record_count(self) -> int:
+        return self.db.execute("SELECT count(*) FROM records").fetchone()[0]
+
+    def bodies(self, ids: list[int]) -> dict[int, dict]:
+        found = {}
+        for start in range(0, len(ids), 500):
+            chunk = ids[start:start + 500]
+            for record_id, body in self.db.execute(
+                    f"SELECT id, body FROM records JOIN bodies USING (digest) WHERE id IN ({marks(chunk)})", chunk):
+                found[record_id] = json.loads(body)
+        return found
+
+    def rows_of(self, device_view: bool) -> list[Row]:
+        return sorted((r for r in self.rows.values() if bool(r.devref) == device_view),
+                      key=lambda r: (r.name != "numpy", r.backend_id, r.device or "", r.devref, version_order(r.version)))
+
+    def version_groups(self, device_view: bool = False) -> list[list[Row]]:
+        """Rows that are versions of one backend (with config) on one device, for each such
+        backend run at more than one version; oldest version first."""
+        groups = defaultdict(list)
+        for row in self.rows_of(device_view):
+            groups[row.group].append(row)
+        return [rows for rows in groups.values() if len(rows) > 1]
+
+    def families_of(self, rows: list[Row]) -> list[str]:
+        keys = {r.key for r in rows}
+        return sorted({family for key, family in self.cells if key in keys})
+
+
+def marks(items) -> str:
+    return ", ".join("?" * len(items)) or "NULL"

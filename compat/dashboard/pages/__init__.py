@@ -1,0 +1,1 @@
+"""The dashboard's pages, a module per page or small group of pages."""

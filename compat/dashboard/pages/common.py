@@ -1,0 +1,127 @@
+"""Pieces that several pages draw: matrix cells and rows, divergence lines, runs, outcomes."""
+
+from __future__ import annotations
+
+import json
+import re
+
+from compat.dashboard.data import Cell, Data, Divergence, Row
+from compat.dashboard.html import e, readable, slug, table, when
+
+VALUES_SHOWN = 12  # values of an outcome shown
+
+
+def cell_html(cell: Cell | None, href: str, op: str | None = None, data: Data | None = None, newest: str = "") -> str:
+    """A matrix cell: counts of new and known divergences, coloured, and of the operations
+    the backend declares unsupported."""
+    if cell is None or (op is not None and op not in cell.cases and op not in cell.unsupported
+                        and not any(d.op == op for d in cell.divergences)):
+        return '<td class="c notrun">not run</td>'
+    new, known = cell.counts(op)
+    cases = sum(cell.cases.values()) if op is None else cell.cases.get(op, 0)
+    unsupported = len(cell.unsupported) if op is None else int(op in cell.unsupported)
+    declared = f"<small>{unsupported} unsupported</small>" if unsupported else ""
+    if not (cases or new or known):  # the specs ran and skipped (NumPy has no autodiff)
+        return f'<td class="c notrun"><a href="{href}">not checked<small>0 cases: skipped</small>{declared}</a></td>'
+    cls = "new" if new else "known" if known else "clean"
+    text = f"{new} new / {known} known" if new or known else "no divergence"
+    title = f' title="{e("from " + re.sub("<[^>]+>", "", run_line(data, cell.run_id)))}"' if data else ""
+    older = (f"<small>older run: {e(when(data.runs[cell.run_id]['started'])[:16])}</small>"
+             if data and newest and cell.run_id != newest else "")
+    return (f'<td class="c {cls}"{title}><a href="{href}">{text}<small>{cases} case{"s" * (cases != 1)} checked</small>'
+            f'{declared}{older}</a></td>')
+
+
+def row_header(row: Row, data: Data, families: list[str]) -> str:
+    config = "" if row.config in ("{}", "") else f" config {row.config}"
+    return (f'<th title="{e(row.backend_id + " " + row.version + config)}">{e(row.backend_id)} '
+            f'<span class=ver>{e(row.version)}</span><br>'
+            f'<small>{e(row.device or "default device")}{" vs " + e(row.devref[7:]) if row.devref else ""}</small></th>')
+
+
+def list_path(row: Row, family: str, op: str | None = None) -> str:
+    return f"l/{readable(row.backend_id, 20)}-{readable(family, 16)}-{slug(*row.key, family, op)}.html"
+
+
+def family_path(family: str, device_view: bool) -> str:
+    return f"family-{readable(family, 24)}-{slug(family, device_view)[:8]}{'-devices' if device_view else ''}.html"
+
+
+def matrix(data: Data, rows: list[Row], prefix: str = "", device_view: bool = False) -> str:
+    families = data.families_of(rows)
+    if not rows:
+        return ("<p class=muted>No records compare a device with a reference device (records whose reference is "
+                "<code>device:&lt;name&gt;</code>) in the store.</p>" if device_view else
+                "<p class=muted>No divergence or checks records in the store.</p>")
+    head = ["backend / device"] + [f'<a href="{prefix}{family_path(f, device_view)}">{e(f)}</a>' for f in families]
+    body = []
+    for row in rows:
+        cells = [row_header(row, data, families)]
+        runs = [data.cells[(row.key, f)].run_id for f in families if (row.key, f) in data.cells]
+        newest = max(runs, key=data.order.__getitem__) if runs else ""
+        for family in families:
+            cells.append(cell_html(data.cells.get((row.key, family)), prefix + list_path(row, family), data=data,
+                                   newest=newest))
+        body.append(cells)
+    return table(head, body, "matrix")
+
+
+def divergence_line(d: Divergence, prefix: str, pages: set[str]) -> list[str]:
+    link = f'<a href="{prefix}{d.page}">{e(d.op)}</a>' if d.page in pages else e(d.op)
+    status = f'<span class="badge {d.status}">{e(d.status)}</span>'
+    what = f"{e(d.expected)} &rarr; {e(d.actual)}" + (f" <small>(reference {e(d.reference)})</small>"
+                                                       if d.reference != "numpy" else "")
+    return [status, e(d.kind), link, f"<code>{e(d.inputs)}</code>", what, f'<td class=num>{d.count}</td>',
+            e(d.known or "")]
+
+
+LIST_HEADERS = ["status", "kind", "op", "inputs", "NumPy &rarr; backend (signature)", "examples", "registry entry"]
+
+
+def run_line(data: Data, run_id: str) -> str:
+    run = data.runs.get(run_id, {"started": "?", "meta": None})
+    meta = run["meta"] or {}
+    hyp = meta.get("hypothesis") if isinstance(meta.get("hypothesis"), dict) else {}
+    extra = f", mode {e(meta.get('mode', '?'))}, Hypothesis profile {e(hyp.get('profile', '?'))}" if meta else \
+        " (no run.json was merged for this run)"
+    return f"run <code>{e(run_id)}</code>, started {e(when(run['started']))}{extra}"
+
+
+def short_run(data: Data, run_id: str) -> str:
+    return f"<code>{e(run_id)}</code> ({e(when(data.runs[run_id]['started']))})"
+
+
+def describe_outcome(outcome: dict) -> str:
+    error = outcome.get("error")
+    if error:
+        return f"raises {str(error.get('type', '?')).rsplit('.', 1)[-1]} ({error.get('category', '?')})"
+    values = outcome.get("values")
+    shape = outcome.get("shape")
+    text = f"returns {outcome.get('dtype', '?')}{list(shape) if shape is not None else ''}"
+    if values is not None:
+        shown = json.dumps(values[:6])
+        text += " " + (shown[:-1] + ", ...]" if len(values) > 6 else shown)
+    return text
+
+
+def outcome_rows(expected: dict, actual: dict) -> list[list[str]]:
+    rows = []
+    for name in ("dtype", "shape", "values", "device", "error"):
+        if name not in expected and name not in actual:
+            continue
+        cells = [f"<th>{name}</th>"]
+        differ = json.dumps(expected.get(name), sort_keys=True) != json.dumps(actual.get(name), sort_keys=True)
+        for side in (expected, actual):
+            value = side.get(name)
+            if value is None:
+                text = "&ndash;"
+            elif name == "values":
+                shown = json.dumps(value[:VALUES_SHOWN])
+                text = f"<code>{e(shown if len(value) <= VALUES_SHOWN else shown[:-1] + ', ...]')}</code>"
+            elif name == "error":
+                text = (f"{e(value.get('type'))} ({e(value.get('category'))})<br><small>{e(value.get('message'))}</small>")
+            else:
+                text = f"<code>{e(json.dumps(value) if not isinstance(value, str) else value)}</code>"
+            cells.append(f"<td{' class=diff' if differ and side is actual else ''}>{text}</td>")
+        rows.append(cells)
+    return rows
