@@ -161,7 +161,7 @@ def test_unknown_fault_is_rejected(library):
         apu.set_fault("nope")
     found = _child("_worker_unknown_fault", library, {"COMPAT_APU_FAULT": "nope"})
     assert found["load"] == "ValueError: unknown APU fault 'nope' in COMPAT_APU_FAULT; known faults: " + ", ".join(
-        apu.FAULTS
+        [*apu.FAULTS, *apu.FATAL_FAULTS]
     )
     assert found["tensorflow_imported"] is False  # rejected before TensorFlow loads anything
     assert found["set_fault"] == -1

@@ -16,6 +16,7 @@ class PluginDevices:
 
     names: ClassVar[tuple[str, ...]] = ()  # the devices it adds, checked by default
     faults: ClassVar[dict[str, str]] = {}  # fault name -> what goes wrong, for the self-test
+    fatal_faults: ClassVar[dict[str, str]] = {}  # faults that kill or stall the process: never switched on by "all"
 
     def prepare(self, load: bool = True) -> None:
         """Build (cached) and, with ``load``, make the devices visible in this process,

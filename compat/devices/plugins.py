@@ -24,6 +24,10 @@ class CompiledPlugin(PluginDevices):
     def faults(self):
         return self.plugin.FAULTS
 
+    @property
+    def fatal_faults(self):
+        return self.plugin.FATAL_FAULTS
+
     def set_fault(self, name, seed=0):
         self.plugin.set_fault(name, seed)
 

@@ -10,11 +10,15 @@
 //
 // Configuration, read once when TensorFlow loads the plug-in:
 //   COMPAT_APU_DEVICES  number of devices (default 1)
-//   COMPAT_APU_FAULT    named fault (default: none), COMPAT_APU_SEED its seed
+//   COMPAT_APU_FAULT    named fault (default: none), COMPAT_APU_SEED its seed; two are fatal:
+//                       abort_in_kernel (Mul on float32 aborts) and hang_in_kernel (Sub on
+//                       float32 never completes)
 // compat_apu_set_fault / compat_apu_counters / compat_apu_reset_counters are
 // exported for ctypes.
 
 #include <algorithm>
+#include <chrono>
+#include <thread>
 #include <array>
 #include <atomic>
 #include <cmath>
@@ -56,6 +60,8 @@ enum Fault : int {
   kBroadcastStride,
   kCopyTruncate,
   kMatmulTranspose,
+  kAbortInKernel,  // fatal: the process dies
+  kHangInKernel,   // fatal: the kernel never completes
   kNumFaults
 };
 const char* const kFaultNames[kNumFaults] = {
@@ -66,6 +72,8 @@ const char* const kFaultNames[kNumFaults] = {
     "broadcast_stride",
     "copy_truncate",
     "matmul_transpose",
+    "abort_in_kernel",
+    "hang_in_kernel",
 };
 
 std::atomic<int> g_fault{kNoFault};
@@ -637,6 +645,11 @@ void binary(const Kernel& k, Context& c) {
   static const Op kStrideOps[] = {kAddV2, kSub, kMul, kMaximum};
   if (fault_on(kBroadcastStride) && k.op == kStrideOps[g_seed.load() % 4]) break_stride(b);
   const TF_DataType dtype = TF_TensorType(x);
+  // Fatal faults: Mul on float32 aborts the process; Sub on float32 never completes
+  // (it sleeps, holding no lock a watchdog would need).
+  if (fault_on(kAbortInKernel) && k.op == kMul && dtype == TF_FLOAT) std::abort();
+  if (fault_on(kHangInKernel) && k.op == kSub && dtype == TF_FLOAT)
+    for (;;) std::this_thread::sleep_for(std::chrono::milliseconds(100));
   TF_Tensor* out = c.output(returns_bool(k.op) ? TF_BOOL : dtype, b.out);
   if (out == nullptr) return;
   with_type(dtype, [&](auto tag) {

@@ -24,6 +24,8 @@
 #include <torch/library.h>
 
 #include <algorithm>
+#include <chrono>
+#include <thread>
 #include <array>
 #include <atomic>
 #include <cstring>
@@ -54,8 +56,10 @@ enum class Fault {
   sum_float16_accumulate,
   relu_negative_zero,
   broadcast_stride,
+  abort_in_kernel,  // fatal: the process dies
+  hang_in_kernel,   // fatal: the kernel never completes
 };
-constexpr std::array<const char*, 7> kFaultNames = {
+constexpr std::array<const char*, 9> kFaultNames = {
     "none",
     "copy_truncate",
     "wrong_device",
@@ -63,6 +67,8 @@ constexpr std::array<const char*, 7> kFaultNames = {
     "sum_float16_accumulate",
     "relu_negative_zero",
     "broadcast_stride",
+    "abort_in_kernel",
+    "hang_in_kernel",
 };
 std::atomic<Fault> g_fault{Fault::none};
 std::atomic<uint64_t> g_seed{0};
@@ -401,6 +407,27 @@ Tensor sum_in_half(const Tensor& x, c10::IntArrayRef dims) {
   return out;
 }
 
+// Fatal faults: mul on a float32 apu tensor aborts the process; sub on one never
+// completes (it sleeps, holding no lock a watchdog would need; torch released the GIL).
+void stop_fatally(Fault fault, const c10::FunctionSchema& schema, const std::vector<c10::IValue>& inputs) {
+  if (fault != Fault::abort_in_kernel && fault != Fault::hang_in_kernel) {
+    return;
+  }
+  const std::string& name = schema.name();
+  const bool float32 = !inputs.empty() && inputs[0].isTensor() && inputs[0].toTensor().scalar_type() == at::kFloat;
+  if (!float32) {
+    return;
+  }
+  if (fault == Fault::abort_in_kernel && (name == "aten::mul" || name == "aten::mul_")) {
+    std::abort();
+  }
+  if (fault == Fault::hang_in_kernel && (name == "aten::sub" || name == "aten::sub_")) {
+    for (;;) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+  }
+}
+
 // Faults that change operands before the CPU kernel runs.
 void corrupt_operands(
     Fault fault,
@@ -573,6 +600,7 @@ void apu_fallback(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
   std::vector<c10::IValue> inputs;
   if (fault != Fault::none) {
     inputs.assign(stack->begin() + begin, stack->end());
+    stop_fatally(fault, schema, inputs);
     corrupt_operands(fault, schema, stack, begin);
   }
   {

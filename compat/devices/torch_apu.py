@@ -35,6 +35,11 @@ FAULTS: dict[str, str] = {
     "broadcast_stride": "add/sub/mul/div/maximum/minimum of broadcast operands (both at least 1-d) read the "
     "full operand with stride 0 along one broadcast dim (seed picks)",
 }
+# Faults that kill or stall the process: the self-test runs them apart (compat.harness.casualties)
+FATAL_FAULTS: dict[str, str] = {
+    "abort_in_kernel": "mul of a float32 apu tensor calls abort(): the process dies with SIGABRT",
+    "hang_in_kernel": "sub of a float32 apu tensor never completes (it sleeps forever)",
+}
 
 _NAME = "compat_torch_apu"
 _SOURCE = Path(__file__).with_suffix(".cpp")

@@ -31,7 +31,7 @@ from compat.harness.inflight import resident_bytes
 
 ATTEMPTS = 5  # the known crashes are intermittent: one call in a few aborts
 CALL_LIMIT = 60.0  # seconds a call may take (--compat-call-limit)
-HUNG_AGAIN = 5.0  # seconds an operation that hung once in a spec may take in its later calls
+HUNG_AGAIN = 3.0  # seconds an operation that hung once in a spec may take in its later calls
 START_LIMIT = 300.0  # seconds a child may take to start (a framework import, a plug-in build)
 MEMORY_LIMIT = 8 << 30  # resident bytes a process may grow to within a call (--compat-memory-limit)
 FILE_LIMIT = 1024  # open files of a child

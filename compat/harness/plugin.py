@@ -71,7 +71,8 @@ def pytest_addoption(parser):
                          "device row checks kernels; 1 with --only-devices)")
     group.addoption("--compat-fault", action="append", default=[], metavar="NAME",
                     help="also run the device params with this plug-in fault switched on ('all': each fault of each "
-                         "plug-in; python -m compat selftest uses it); the fault's seed is --hypothesis-seed or 0")
+                         "plug-in that does not kill or stall its process; python -m compat selftest uses it); the "
+                         "fault's seed is --hypothesis-seed or 0")
     group.addoption("--reference-device", action="append", default=[], metavar="BACKEND:DEVICE",
                     help="what a backend's devices are compared with (default: its CPU, e.g. tensorflow:CPU:0)")
     group.addoption("--compat-registry", default=None, metavar="FILE",

@@ -8,8 +8,13 @@ in-process around each spec, ``--compat-fault``), and reads the records: a
 fault is detected when some spec recorded a new divergence of the device,
 from its reference device or from NumPy. Known ones (a registered kernel gap
 of the plug-in) show without a fault too; the control run (no fault) must
-show nothing new. The table says by which specs, after how many checked
-cases the first one showed, and how long the run took.
+show nothing new. The table says by which specs and as what kind of divergence,
+after how many checked cases the first one showed, and how long the run took.
+
+The fatal faults (a kernel that aborts, one that never completes) run apart, in one
+more run per device over the kernel spec of special values, with a short per-call
+limit: the process they kill or stall must come back as a ``crash`` or ``timeout``
+divergence (``compat.harness.casualties``), caught like any other.
 """
 
 from __future__ import annotations
@@ -33,6 +38,7 @@ class Result:
     device: str
     fault: str
     detected_by: list[str]
+    kinds: list[str]  # the kinds of divergence it showed as (value, crash, timeout, ...)
     examples: int | None  # cases checked when the first divergence showed, in the detecting spec
     seconds: float
     problem: str = ""  # why the run could not judge the fault (build failure, crash)
@@ -57,27 +63,39 @@ def plugin_backends(backends: str | None) -> list[adapters.Adapter]:
     return chosen
 
 
+FATAL_SPEC = "placement.py::test_elementwise_kernels_on_special_values"
+FATAL_CALL_LIMIT = "4"  # seconds: device calls of these specs take milliseconds
+
+
 def faults_of(adapter: adapters.Adapter) -> dict[str, str]:
-    return adapter.plugin.faults if adapter.plugin is not None else {}
+    plugin = adapter.plugin
+    return {**plugin.faults, **plugin.fatal_faults} if plugin is not None else {}
 
 
 def run_faults(adapter: adapters.Adapter, device: str, seed: int, workers: str, results: Path,
-               extra: list[str]) -> list[Result]:
+               extra: list[str], fatal: bool = False) -> list[Result]:
     """One pytest run on the device with every fault as its own param (switched on
     in-process around each spec), in report mode under the no-shrink selftest
-    profile: a spec stops at the first divergence it sees."""
-    command = [sys.executable, "-m", "pytest", SPECS, "-q", "-p", "no:cacheprovider", "-n", workers,
-               "--backends", adapter.id, "--device", f"{adapter.id}:{device}", "--only-devices", "--compat-fault", "all",
-               "--compat-mode", "report", "--compat-results", str(results),
-               "--hypothesis-profile", "selftest", "--hypothesis-seed", str(seed), *extra]
+    profile: a spec stops at the first divergence it sees. With ``fatal``, the faults
+    that kill or stall the process, over the kernel spec of special values."""
+    if fatal:
+        faults = list(adapter.plugin.fatal_faults)
+        selection = [f"{SPECS}/{FATAL_SPEC}", "--compat-call-limit", FATAL_CALL_LIMIT,
+                     *(f"--compat-fault={fault}" for fault in faults)]
+    else:
+        faults = [None, *adapter.plugin.faults]  # None: the control, no fault; it must show nothing new
+        selection = [SPECS, "--compat-fault", "all", *extra]
+    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", workers, "--backends", adapter.id,
+               "--device", f"{adapter.id}:{device}", "--only-devices", "--compat-mode", "report",
+               "--compat-results", str(results), "--hypothesis-profile", "selftest", "--hypothesis-seed", str(seed),
+               *selection]
     start = time.perf_counter()
     process = subprocess.run(command, capture_output=True, text=True)
     seconds = time.perf_counter() - start
-    faults = [None, *faults_of(adapter)]  # None: the control, no fault; it must show nothing new
     if process.returncode not in (0, 1):
         lines = (process.stderr or process.stdout).strip().splitlines()
-        return [Result(adapter.id, device, f or "(none)", [], None, seconds, lines[-1] if lines else f"exit {process.returncode}")
-                for f in faults]
+        return [Result(adapter.id, device, f or "(none)", [], [], None, seconds,
+                       lines[-1] if lines else f"exit {process.returncode}") for f in faults]
     loaded = records.load(results)
     found = []
     for fault in faults:
@@ -85,7 +103,7 @@ def run_faults(adapter: adapters.Adapter, device: str, seed: int, workers: str, 
                 if r.device == device and r.backend.config.get("fault") == fault and r.status == "new"]
         specs = sorted({r.spec_name for r in hits})
         first = min((r.first_seen_after + 1 for r in hits), default=None)
-        found.append(Result(adapter.id, device, fault or "(none)", specs, first, seconds))
+        found.append(Result(adapter.id, device, fault or "(none)", specs, sorted({r.kind for r in hits}), first, seconds))
     return found
 
 
@@ -98,8 +116,12 @@ def main(backends: str | None = None, seed: int = 0, workers: str = "auto", extr
     with tempfile.TemporaryDirectory(prefix="compat-selftest-") as scratch:
         for adapter in chosen:
             device = adapter.plugin_devices()[0]
-            print(f"  {adapter.id}@{device}: {len(faults_of(adapter))} faults and a control ...", file=sys.stderr)
+            print(f"  {adapter.id}@{device}: {len(adapter.plugin.faults)} faults and a control ...", file=sys.stderr)
             results += run_faults(adapter, device, seed, workers, Path(scratch) / adapter.name, extra or [])
+            if adapter.plugin.fatal_faults:
+                print(f"  {adapter.id}@{device}: {len(adapter.plugin.fatal_faults)} fatal faults ...", file=sys.stderr)
+                results += run_faults(adapter, device, seed, workers, Path(scratch) / f"{adapter.name}-fatal", [],
+                                      fatal=True)
     print(render(results))
     control, faults = [r for r in results if r.fault == "(none)"], [r for r in results if r.fault != "(none)"]
     return 0 if all(r.detected for r in faults) and not any(r.detected or r.problem for r in control) else 1
@@ -108,11 +130,11 @@ def main(backends: str | None = None, seed: int = 0, workers: str = "auto", extr
 def render(results: list[Result]) -> str:
     """The table; the control row (no fault) must show nothing, and the run's seconds are per device."""
     rows = [[f"{r.backend}@{r.device}", r.fault, ("false alarm" if r.detected else "no (good)") if r.fault == "(none)"
-             else "yes" if r.detected else "NO", first_specs(r.detected_by) or r.problem or "-",
+             else "yes" if r.detected else "NO", ", ".join(r.kinds) or "-", first_specs(r.detected_by) or r.problem or "-",
              r.examples if r.examples is not None else "-", f"{r.seconds:.0f}"] for r in results]
     faults = [r for r in results if r.fault != "(none)"]
     detected = sum(r.detected for r in faults)
-    return table(["device", "fault", "detected", "by spec", "examples", "seconds (device run)"], rows) + \
+    return table(["device", "fault", "detected", "as", "by spec", "examples", "seconds (device run)"], rows) + \
         f"\n\n{detected} of {len(faults)} faults detected"
 
 

@@ -29,8 +29,9 @@ def pytest_generate_tests(metafunc):
             reason = compat.unavailable.get((adapter.id, device))
             marks = [pytest.mark.skip(reason=f"{device}: {reason}")] if reason else []
             params.append(pytest.param((adapter, device, None), id=f"{adapter.id}@{device}", marks=marks))
-            known = adapter.plugin.faults if adapter.plugin is not None else {}
-            named = list(known) if faults == ["all"] else [f for f in faults if f in known]
+            plugin = adapter.plugin
+            known = {**plugin.faults, **plugin.fatal_faults} if plugin is not None else {}
+            named = list(plugin.faults) if faults == ["all"] else [f for f in faults if f in known]
             params += [pytest.param((adapter, device, f), id=f"{adapter.id}@{device}!{f}", marks=marks) for f in named]
     params += [pytest.param(None, id=spec, marks=pytest.mark.skip(reason=reason)) for spec, reason in compat.missing.items()]
     if not params:
