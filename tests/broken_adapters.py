@@ -312,3 +312,16 @@ class AllocatesWithoutBound(NumpyAdapter):
             while True:
                 blocks.append(np.ones(8 << 20))
         return super().call(op, args, kwargs, device)
+
+
+class SlowNumpy(NumpyAdapter):
+    """Right, but every call takes 50 ms, as on a simulated or remote device: a run long
+    enough for a test to kill one of its workers in the middle of a spec."""
+
+    name = "slow_numpy"
+
+    def call(self, op, args, kwargs=None, device=None):
+        import time
+
+        time.sleep(0.05)
+        return super().call(op, args, kwargs, device)

@@ -81,15 +81,6 @@ def result_lines(stdout: str, plant: Plant) -> tuple[str, str]:
     return reproducer_lines(stdout, plant.name)
 
 
-def result_lines(stdout: str, plant: Plant) -> tuple[str, str]:
-    """The reproducer's NumPy line and the broken adapter's line."""
-    lines = stdout.splitlines()
-    reference = [line for line in lines if line.startswith("numpy ")]
-    backend = [line for line in lines if line.startswith(plant.name + " ")]
-    assert len(reference) == 1 and len(backend) == 1, stdout
-    return reference[0], backend[0]
-
-
 def numbers(line: str) -> list[float]:
     """The values printed after the dtype on a reproducer line."""
     shown = line.split(": ", 1)[1].split(" ", 1)[1]

@@ -92,8 +92,10 @@ class CompatSession:
         registry_path = config.getoption("compat_registry") or (DEFAULT_REGISTRY if DEFAULT_REGISTRY.exists() else None)
         self.registry = registry.load(registry_path)
         self.adapters, self.missing, absent = select(config.getoption("backends"), config.getoption("adapter"))
-        for adapter in self.adapters:  # a mapping to nothing stops the run here, not as skipped specs
-            adapter.check_operations()
+        workerinput = getattr(config, "workerinput", None)
+        if workerinput is None and not os.environ.get(supervision.SUPERVISED):  # once, where the run starts
+            for adapter in self.adapters:  # a mapping to nothing stops the run here, not as skipped specs
+                adapter.check_operations()
         self.reference = adapters.load_adapter("numpy")
         self.gradient_reference = gradient_reference(self.adapters)
         self.devices, self.unavailable = select_devices(self.adapters, config.getoption("device"), absent)
@@ -102,7 +104,6 @@ class CompatSession:
         self.device_share = config.getoption("device_examples") or (1.0 if only_devices else DEVICE_EXAMPLES)
         self.reference_devices = dict(parse_device(item, self.adapters) for item in config.getoption("reference_device")
                                       if not of_missing_backend(item, absent))
-        workerinput = getattr(config, "workerinput", None)
         self.worker = workerinput["workerid"] if workerinput else "main"
         self.run_id = workerinput["compat_run_id"] if workerinput else os.environ.get(supervision.SUPERVISED) or new_run_id()
         self.run_directory = self.results / self.run_id

@@ -23,6 +23,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -112,16 +113,21 @@ def main(backends: str | None = None, seed: int = 0, workers: str = "auto", extr
     if not chosen:
         print("compat selftest: no installed backend with a reference plug-in (tensorflow, torch)", file=sys.stderr)
         return 2
-    results = []
+    runs = []  # (adapter, device, results folder, extra, fatal)
     with tempfile.TemporaryDirectory(prefix="compat-selftest-") as scratch:
         for adapter in chosen:
             device = adapter.plugin_devices()[0]
-            print(f"  {adapter.id}@{device}: {len(adapter.plugin.faults)} faults and a control ...", file=sys.stderr)
-            results += run_faults(adapter, device, seed, workers, Path(scratch) / adapter.name, extra or [])
+            print(f"  {adapter.id}@{device}: {len(adapter.plugin.faults)} faults and a control, "
+                  f"{len(adapter.plugin.fatal_faults)} fatal faults ...", file=sys.stderr)
+            runs.append((adapter, device, Path(scratch) / adapter.name, extra or [], False))
             if adapter.plugin.fatal_faults:
-                print(f"  {adapter.id}@{device}: {len(adapter.plugin.fatal_faults)} fatal faults ...", file=sys.stderr)
-                results += run_faults(adapter, device, seed, workers, Path(scratch) / f"{adapter.name}-fatal", [],
-                                      fatal=True)
+                runs.append((adapter, device, Path(scratch) / f"{adapter.name}-fatal", [], True))
+        # two runs at a time: a fatal run spends most of its time waiting (a worker's
+        # replacement starting, a hung call's limit), which the other run fills
+        with ThreadPoolExecutor(max_workers=2) as pool:
+            futures = [pool.submit(run_faults, adapter, device, seed, workers, folder, more, fatal=fatal)
+                       for adapter, device, folder, more, fatal in runs]
+            results = [result for future in futures for result in future.result()]
     print(render(results))
     control, faults = [r for r in results if r.fault == "(none)"], [r for r in results if r.fault != "(none)"]
     return 0 if all(r.detected for r in faults) and not any(r.detected or r.problem for r in control) else 1

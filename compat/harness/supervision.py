@@ -86,7 +86,7 @@ def supervise(config, run_directory: Path) -> int:
                                       f"@{arguments}"], cwd=config.invocation_params.dir, env=env)
             if (run_directory / FINISHED.format(worker="main")).exists():
                 return 1 if failed and status == 0 else status
-            note = inflight.read(run_directory / f"inflight-main.note")
+            note = inflight.read(run_directory / "inflight-main.note")
             if note is None or not note.spec:  # died before any spec: nothing to resume
                 return status if status > 0 else 3
             casualty = casualties.file(run_directory, note.spec, death_notice(status, ""), note)
