@@ -52,12 +52,18 @@ def jobs(tmp_path_factory):
     jobs.close()
 
 
-def test_the_readme_example_runs_as_written(jobs):
+def test_the_readme_example_runs_as_written_and_shows_what_it_declares_unsupported(jobs):
+    """The README's adapter checks NumPy under errstate; it declares compiled_add unsupported:
+    that spec runs, counts the operation with its reason, shows it, and fails nothing."""
     process = jobs[0]["readme"]
     assert process.returncode == 0, output(process)
     run = records.load(jobs[1] / "readme" / "results").latest()
     checked = {(c.backend.id, op) for c in run.checks for op in c.cases}
     assert ("numpy-strict", "add") in checked, checked
+    reasons = {op: reason for c in run.checks for op, reason in c.unsupported.items()}
+    assert reasons == {"compiled_add": "NumPy compiles nothing"}, reasons
+    assert not [d for d in run.divergences if d.op == "compiled_add"]
+    assert "numpy-strict: compiled_add (NumPy compiles nothing)" in process.stdout, output(process)  # the summary
 
 
 def test_a_misspelled_operation_stops_the_run_at_start_up_with_one_line(jobs):
@@ -78,16 +84,6 @@ def test_a_misspelled_operation_is_an_adapter_error_naming_it():
     Typo.OPS = {**NumpyAdapter.OPS, "sqrt": unsupported("on purpose")}
     Typo().check_operations()  # declared: no error
     assert Typo().unsupported("sqrt") == "on purpose"
-
-
-def test_a_declared_unsupported_operation_is_counted_with_its_reason_and_shown(jobs):
-    """The README's adapter declares compiled_add unsupported: its spec runs, counts it, fails nothing."""
-    process = jobs[0]["readme"]
-    run = records.load(jobs[1] / "readme" / "results").latest()
-    reasons = {op: reason for c in run.checks for op, reason in c.unsupported.items()}
-    assert reasons == {"compiled_add": "NumPy compiles nothing"}, reasons
-    assert not [d for d in run.divergences if d.op == "compiled_add"]
-    assert "numpy-strict: compiled_add (NumPy compiles nothing)" in process.stdout, output(process)  # the summary
 
 
 def test_tensorflow_declares_what_tf_numpy_lacks():

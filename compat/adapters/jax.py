@@ -6,15 +6,22 @@ wrappers would compile every (function, input dtypes) pair anew. The
 semantics are the same (promotion happens in Python either way, and XLA
 fusion does not reassociate or contract floating-point operations); the
 exhaustive dtype tables compile about five times less.
+
+Compiled executables go to JAX's persistent compilation cache in compat's cache
+directory (``compat.core.cache``), however short their compilation: xdist workers and
+the x64/x32 configs share what they compile, and a second run compiles almost nothing.
+A ``JAX_COMPILATION_CACHE_DIR`` of the user's own is kept.
 """
 
 from __future__ import annotations
 
 import contextlib
+import os
 
 import numpy as np
 
 from compat.adapters.base import Adapter
+from compat.core import cache
 from compat.devices.plugins import JaxCpuDevices
 
 FUNCTIONS = ("set_at", "add_at", "put_along_axis", "copy_to", "compiled_add", "grad", "jacobian", "per_example_grad", "hvp")
@@ -29,6 +36,13 @@ class JaxAdapter(Adapter):
     CONFIGS = {"x64": {"x64": True}, "x32": {"x64": False}}
     DEFAULT_CONFIGS = ("x64", "x32")
     plugin = JaxCpuDevices()  # a second virtual CPU device
+
+    def __init__(self, label=""):
+        super().__init__(label)
+        # read when JAX starts; the environment also carries them to isolated calls' children
+        os.environ.setdefault("JAX_COMPILATION_CACHE_DIR", str(cache.directory("jax")))
+        os.environ.setdefault("JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS", "0")
+        os.environ.setdefault("JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES", "0")
 
     def context(self):
         import jax

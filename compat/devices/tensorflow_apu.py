@@ -28,6 +28,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
+from compat.core import cache
 from compat.devices import DeviceBuildError
 
 FAULTS: dict[str, str] = {
@@ -56,7 +57,7 @@ _library: ctypes.CDLL | None = None
 def _cache_root(cache_dir: Path | None) -> Path:
     if cache_dir is not None:
         return Path(cache_dir)
-    return Path(os.environ.get("COMPAT_CACHE_DIR", "~/.cache/compat")).expanduser() / "devices"
+    return cache.directory("devices")
 
 
 def _tensorflow() -> tuple[Path, str]:

@@ -23,6 +23,7 @@ import tempfile
 import types
 from pathlib import Path
 
+from compat.core import cache
 from compat.devices import DeviceBuildError
 
 FAULTS: dict[str, str] = {
@@ -59,7 +60,7 @@ _ext: types.ModuleType | None = None
 def _cache_root(cache_dir: Path | None) -> Path:
     if cache_dir is not None:
         return Path(cache_dir)
-    return Path(os.environ.get("COMPAT_CACHE_DIR", "~/.cache/compat")).expanduser() / "devices"
+    return cache.directory("devices")
 
 
 def _library(cache_dir: Path | None) -> Path:

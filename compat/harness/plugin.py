@@ -93,7 +93,7 @@ class CompatSession:
         self.registry = registry.load(registry_path)
         self.adapters, self.missing, absent = select(config.getoption("backends"), config.getoption("adapter"))
         workerinput = getattr(config, "workerinput", None)
-        if workerinput is None and not os.environ.get(supervision.SUPERVISED):  # once, where the run starts
+        if workerinput is None:  # in the process that runs the session or hands it to xdist workers
             for adapter in self.adapters:  # a mapping to nothing stops the run here, not as skipped specs
                 adapter.check_operations()
         self.reference = adapters.load_adapter("numpy")
