@@ -307,7 +307,8 @@ def test_device_divergences_have_their_own_matrix(tmp_path, loaded):
 def test_device_params_without_device_divergences_show_in_the_device_matrix(tmp_path, loaded):
     """The plugin writes a device param's checks against NumPy; each of those cases was also
     compared with the reference device, so the device matrix has the row, green, with its
-    cases; and a spec that checked nothing (NumPy has no autodiff) is not green."""
+    cases; and a spec that checked nothing (NumPy has no autodiff) is not green, and says
+    what the adapter declared unsupported."""
     real = next(c for run_ in loaded.runs.values() for c in run_.checks if c.backend.name == "torch").to_json()
     run_directory = tmp_path / "results" / "20261122T070000Z-d0d0d0"
     run_directory.mkdir(parents=True)
@@ -315,7 +316,8 @@ def test_device_params_without_device_divergences_show_in_the_device_matrix(tmp_
     on_device = {**common, "record": "checks", "run_id": run_directory.name, "family": "promotion", "spec": "s[torch@apu:0]",
                  "device": "apu:0", "reference": "numpy", "cases": {"add": 7}}
     skipped = {**on_device, "family": "gradients", "spec": "g[numpy]", "device": None, "cases": {},
-               "backend": {**real["backend"], "name": "numpy", "id": "numpy"}}
+               "backend": {**real["backend"], "name": "numpy", "id": "numpy"},
+               "unsupported": {"grad": "NumPy has no automatic differentiation"}}
     (run_directory / "records-main.jsonl").write_text(json.dumps(on_device) + "\n" + json.dumps(skipped) + "\n")
     store.ingest(tmp_path / "s.sqlite", [tmp_path / "results"])
     dashboard.render(tmp_path / "s.sqlite", tmp_path / "site")
@@ -324,6 +326,7 @@ def test_device_params_without_device_divergences_show_in_the_device_matrix(tmp_
     assert "no divergence" in cells[("torch", "promotion")]["text"] and "7 cases" in cells[("torch", "promotion")]["text"]
     numpy_cell = matrix_cells(Page(tmp_path / "site" / "index.html"))[("numpy", "gradients")]
     assert "not checked" in numpy_cell["text"] and "clean" not in numpy_cell["class"], numpy_cell
+    assert "1 unsupported" in numpy_cell["text"], numpy_cell  # declared, though no case was checked
 
 
 # -- versions --------------------------------------------------------------------------

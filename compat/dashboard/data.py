@@ -143,15 +143,17 @@ class Data:
                 self.cells[(key, d.family)].divergences.append(d)
         for run_id, backend_id, version, device, reference, family, tables, unsupported, op, n in self.db.execute(
                 f"SELECT r.run_id, r.backend_id, r.backend_version, r.device, r.reference, r.family, r.tables, "
-                f"r.unsupported, j.key, sum(j.value) FROM records r, json_each(r.cases) j WHERE r.type = 'checks' "
+                f"r.unsupported, j.key, sum(j.value) FROM records r LEFT JOIN json_each(r.cases) j "
+                f"WHERE r.type = 'checks' "  # LEFT: a spec whose only operation is unsupported checked none
                 f"AND r.run_id IN ({marks(runs)}) GROUP BY r.run_id, r.backend_id, r.backend_version, r.device, "
                 f"r.reference, r.family, r.spec, j.key", runs):
             for key in self.keys_of(backend_id, version, device, reference):
                 if (run_id, *key, family) in wanted:
                     cell = self.cells[(key, family)]
-                    cell.cases[op] = cell.cases.get(op, 0) + n
-                    for table in tables_of(tables):
-                        cell.table_ops.setdefault(table, set()).add(op)
+                    if op is not None:
+                        cell.cases[op] = cell.cases.get(op, 0) + n
+                        for table in tables_of(tables):
+                            cell.table_ops.setdefault(table, set()).add(op)
                     cell.unsupported.update(json.loads(unsupported) if unsupported else {})
         for cell in self.cells.values():
             cell.divergences.sort(key=lambda d: (d.status != "new", d.op, d.kind, d.inputs, d.expected, d.actual))
