@@ -41,8 +41,9 @@ def main(argv: list[str] | None = None) -> int:
     report.add_argument("--all", action="store_true", help="list every known divergence, not two examples per registry entry")
 
     bench = commands.add_parser("bench", help="examples per second per backend and family, and harness overhead",
-                                description="Run each family's specs per backend in one process and print examples checked per "
-                                            "second and the share of wall time spent outside framework calls.")
+                                description="Run each family's specs per backend in one process, twice (cold: an empty JAX "
+                                            "compilation cache; warm: the cache the first run filled), and print examples "
+                                            "checked per second and the share of wall time spent outside framework calls.")
     bench.add_argument("--backends", default=None, metavar="LIST", help="comma-separated backends (default: all installed)")
 
     merge = commands.add_parser("merge", help="add the records of results directories to the store",

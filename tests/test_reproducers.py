@@ -1,7 +1,8 @@
 """A reproducer runs what the harness ran: for every installed adapter and every operation
 of compat's table (on the table's example inputs) on its default device, and for one
-operation of each group on its reference plug-in device, the reproducer snippet's result
-equals the harness's outcome bit for bit, or both raise the same exception type.
+operation of each group on its reference plug-in device and in its other configs, the
+reproducer snippet's result equals the harness's outcome bit for bit, or both raise the
+same exception type.
 
 This is what keeps each adapter method and its source-text twin in agreement
 (``from_numpy``/``array_source``, ``device_scope``/``scope_source``, ``context``/
@@ -50,8 +51,9 @@ TRANSFORMS = {
 }
 
 
-# On a plug-in device the twin under test is device_scope/scope_source, the same for
-# every operation: the first operation of each group, and every one that moves data.
+# On a plug-in device the twin under test is device_scope/scope_source, and in a second
+# config (jax[x32]) context/setup_lines: the same for every operation, so these check
+# the first operation of each group, and every one that moves data.
 ON_DEVICES = {next(op.name for op in ops.TABLE if op.group == group) for group in {op.group for op in ops.TABLE}} \
     | {op.name for op in ops.TABLE if op.moves_to is not None}
 
@@ -90,7 +92,8 @@ def agreement(spec: str) -> list[str]:
             pass
     problems = []
     for device in devices:
-        for op in ops.OPS if device is None else sorted(ON_DEVICES):
+        every = device is None and adapter.label == adapter.DEFAULT_CONFIGS[0]  # other configs: their setup lines
+        for op in ops.OPS if every else sorted(ON_DEVICES):
             if adapter.unsupported(op):
                 continue
             case = case_of(op, adapter)

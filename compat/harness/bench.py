@@ -7,12 +7,22 @@ and operations, the NumPy reference included) and the time inside
 ``Checker.check``. Overhead is the share of wall time outside framework
 calls; it splits into compat's own code (checker, oracle, registry, records)
 and the rest (Hypothesis generating and shrinking examples, pytest).
+
+Each backend runs twice, each time in a fresh process: *cold*, with an empty JAX
+compilation cache, as on a fresh machine, then *warm*, with the cache the first run
+filled, as every later run on that machine (compat keeps JAX's persistent cache in its
+cache directory). Backends without a persistent cache show the same figure twice,
+give or take the machine's noise.
 """
 
 from __future__ import annotations
 
 import contextlib
 import io
+import json
+import os
+import subprocess
+import sys
 import tempfile
 import time
 from collections import defaultdict
@@ -47,27 +57,48 @@ class Meter:
                 self.cases[checker.family] += sum(checker.cases.values())
 
 
+def measure(name: str) -> list[tuple]:
+    """(family, examples, seconds, share outside framework calls, compat's share) per family
+    of one backend's specs, run in this process."""
+    meter = Meter()
+    output = io.StringIO()
+    with tempfile.TemporaryDirectory() as results, contextlib.redirect_stdout(output):
+        status = pytest.main([SPECS, "-q", "-p", "no:xdist", "--no-compat-supervisor", "-p", "no:cacheprovider",
+                              "-W", "ignore::pytest.PytestAssertRewriteWarning", "--compat-mode", "report",
+                              "--compat-results", results, "--backends", name], plugins=[meter])
+    if status not in (0, 5):
+        sys.stderr.write(output.getvalue())
+        raise SystemExit(int(status))
+    return [(family, meter.cases[family], meter.wall[family], 1 - meter.framework[family] / meter.wall[family],
+             (meter.checker[family] - meter.framework[family]) / meter.wall[family]) for family in sorted(meter.wall)]
+
+
 def main(backends: str | None) -> int:
     names = backends.split(",") if backends else list(adapters.registered())
     rows = []
     for name in names:
-        meter = Meter()
-        print(f"compat bench: {name} ...", flush=True)
-        output = io.StringIO()
-        with tempfile.TemporaryDirectory() as results, contextlib.redirect_stdout(output):
-            status = pytest.main([SPECS, "-q", "-p", "no:xdist", "--no-compat-supervisor", "-p", "no:cacheprovider", "-W", "ignore::pytest.PytestAssertRewriteWarning",
-                                  "--compat-mode", "report", "--compat-results", results, "--backends", name], plugins=[meter])
-        if status not in (0, 5):
-            print(output.getvalue())
-            return int(status)
-        for family in sorted(meter.wall):
-            wall, framework = meter.wall[family], meter.framework[family]
-            compat_own = meter.checker[family] - framework
-            rows.append((name, family, meter.cases[family], wall, meter.cases[family] / wall,
-                         1 - framework / wall, compat_own / wall, 1 - meter.checker[family] / wall))
+        with tempfile.TemporaryDirectory(prefix="compat-bench-jax-") as jax_cache:
+            env = {**os.environ, "JAX_COMPILATION_CACHE_DIR": jax_cache}
+            runs = []
+            for phase in ("cold", "warm"):
+                print(f"compat bench: {name}, {phase} ...", file=sys.stderr, flush=True)
+                child = subprocess.run([sys.executable, "-m", "compat.harness.bench", name], env=env,
+                                       stdout=subprocess.PIPE, text=True)
+                if child.returncode != 0:
+                    return child.returncode
+                runs.append(json.loads(child.stdout.strip().splitlines()[-1]))
+        for (family, cases, cold, _, _), (_, warm_cases, warm, overhead, own) in zip(*runs):
+            rows.append((name, family, cases, cold, cases / cold, warm, warm_cases / warm, overhead, own))
     print()
-    print(f"{'backend':<12} {'family':<14} {'examples':>9} {'seconds':>8} {'examples/s':>11} "
-          f"{'overhead':>9} {'= compat':>9} {'+ hypothesis/pytest':>20}")
-    for name, family, cases, wall, rate, overhead, own, rest in rows:
-        print(f"{name:<12} {family:<14} {cases:>9} {wall:>8.2f} {rate:>11.0f} {overhead:>8.0%} {own:>9.0%} {rest:>20.0%}")
+    print(f"{'backend':<12} {'family':<14} {'examples':>9} {'cold s':>7} {'cold ex/s':>10} {'warm s':>7} "
+          f"{'warm ex/s':>10} {'overhead':>9} {'= compat':>9} {'+ hypothesis/pytest':>20}")
+    for name, family, cases, cold, cold_rate, warm, warm_rate, overhead, own in rows:
+        print(f"{name:<12} {family:<14} {cases:>9} {cold:>7.1f} {cold_rate:>10.0f} {warm:>7.1f} {warm_rate:>10.0f} "
+              f"{overhead:>8.0%} {own:>9.0%} {overhead - own:>20.0%}")
+    print("\noverhead (warm run): the share of wall time outside framework calls, split into compat's own code "
+          "and the rest")
     return 0
+
+
+if __name__ == "__main__":  # one backend, measured in this process: the rows as JSON on the last line
+    print(json.dumps(measure(sys.argv[1])))

@@ -86,7 +86,7 @@ def run_faults(adapter: adapters.Adapter, device: str, seed: int, workers: str, 
     else:
         faults = [None, *adapter.plugin.faults]  # None: the control, no fault; it must show nothing new
         selection = [SPECS, "--compat-fault", "all", *extra]
-    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", workers, "--backends", adapter.id,
+    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "1" if fatal else workers, "--backends", adapter.id,
                "--device", f"{adapter.id}:{device}", "--only-devices", "--compat-mode", "report",
                "--compat-results", str(results), "--hypothesis-profile", "selftest", "--hypothesis-seed", str(seed),
                *selection]
