@@ -73,6 +73,7 @@ def jobs(tmp, malformed_results):
         "not-installed": lambda: run_pytest([PROMOTION, "-k", "literal", "-rs", "--adapter", f"{ADAPTER_MODULE}:Missing",
                                              "--device", "missingfw:gpu:0", "--reference-device", "missingfw:cpu:0"],
                                             tmp / "not-installed", PYTHONPATH=str(adapters)),
+        "bench-unknown-backend": lambda: run(["-m", "compat", "bench", "--backends", "nosuch"], tmp / "bench-unknown"),
         "report-missing-dir": lambda: run(["-m", "compat", "report", str(tmp / "no-such-dir")], tmp / "report-missing"),
         "report-malformed": lambda: run(["-m", "compat", "report", str(malformed_results),
                                          "--registry", str(tmp / "empty.toml")], tmp / "report-malformed"),
@@ -88,6 +89,10 @@ def jobs(tmp, malformed_results):
 def test_unknown_backend(jobs):
     line = assert_one_line_error(jobs["unknown-backend"], "unknown backend 'nosuch'")
     assert "numpy" in line  # names the known ones
+
+
+def test_bench_of_an_unknown_backend(jobs):
+    assert_one_line_error(jobs["bench-unknown-backend"], "compat bench: unknown backend 'nosuch'", code=2)
 
 
 def test_malformed_registry(jobs, tmp):

@@ -74,9 +74,16 @@ def measure(name: str) -> list[tuple]:
 
 
 def main(backends: str | None) -> int:
-    names = backends.split(",") if backends else list(adapters.registered())
+    names = [n.strip() for n in backends.split(",")] if backends else list(adapters.registered())
+    installed = []
+    for name in names:  # an unknown backend is an AdapterError here (one line); a missing one is skipped
+        try:
+            adapters.resolve(name)
+            installed.append(name)
+        except adapters.BackendMissing as reason:
+            print(f"compat bench: skipping {name}: {reason}", file=sys.stderr)
     rows = []
-    for name in names:
+    for name in installed:
         with tempfile.TemporaryDirectory(prefix="compat-bench-jax-") as jax_cache:
             env = {**os.environ, "JAX_COMPILATION_CACHE_DIR": jax_cache}
             runs = []
