@@ -34,7 +34,8 @@ def arguments(mode: str) -> list[str]:
     nodes = [f"{SPEC}[{name}-{op}]" for name, _, _ in CASES.values() for op in OPS]
     backends = ",".join(f"tests.broken_adapters:{adapter}" for adapter in CASES)
     return [*nodes, "-q", *MODES[mode], "--backends", backends, "--device", "none",
-            "--compat-call-limit", "2", "--compat-memory-limit", "1GiB"]
+            # the runaway allocation must pass the memory limit well within the call limit, on a loaded machine too
+            "--compat-call-limit", "3", "--compat-memory-limit", "512MiB"]
 
 
 @pytest.fixture(scope="module")
@@ -59,7 +60,7 @@ def test_every_casualty_is_a_record_and_the_run_finishes(jobs, mode):
         checked = {op for c in run.checks if c.backend.name == name for op in c.cases}
         assert checked == set(OPS), (adapter, checked)  # every other spec's records are there, and the casualty's own
         if adapter.startswith("Allocates"):
-            assert "resident memory above 1 GiB" in found[0].detail, found[0].detail
+            assert "resident memory above 0.5 GiB" in found[0].detail, found[0].detail
         if adapter.startswith("Aborts"):  # the reproducer reproduces it: NumPy's result, then the abort
             assert "SIGABRT" in found[0].detail, found[0].detail
             reproduced = subprocess.run([sys.executable, "-c", found[0].reproducer], cwd=REPO, capture_output=True,
