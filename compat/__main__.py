@@ -1,4 +1,4 @@
-"""compat's command line: ``python -m compat {survey,report,bench,merge,dashboard}``."""
+"""compat's command line: ``python -m compat {survey,report,bench,merge,dashboard,devices,selftest,ops,known}``."""
 
 from __future__ import annotations
 
@@ -86,6 +86,19 @@ def main(argv: list[str] | None = None) -> int:
                                           "it (yes) or declares it unsupported (no, with the reason below the table).")
     ops.add_argument("--backends", default=None, metavar="LIST", help="comma-separated backends (default: all installed)")
 
+    known = commands.add_parser("known", help="registry entries and examples from a run's records",
+                                description="add: print a [[known]] stub for every new divergence of a run, with its "
+                                            "minimal example (fill in reason and source, then append it to the registry). "
+                                            "examples: print [[known.examples]] tables for an existing entry, from the "
+                                            "divergences of a run that it matched (one per backend it showed on). Every "
+                                            "run replays the registry's examples first and reports entries whose examples "
+                                            "no longer diverge as fixed in that version.")
+    known.add_argument("action", choices=("add", "examples"))
+    known.add_argument("results", nargs="?", default=DEFAULT_RESULTS, metavar="DIR", help=f"results directory (default: {DEFAULT_RESULTS})")
+    known.add_argument("--run", default=None, metavar="ID", help="run id (default: the latest run in DIR)")
+    known.add_argument("--backend", default=None, metavar="ID", help="add: only this backend id (or id@device)")
+    known.add_argument("--entry", default=None, metavar="ID", help="examples: the registry entry (required)")
+
     args, extra = parser.parse_known_args(argv)
     if extra and args.command not in ("survey", "selftest"):
         parser.error(f"unrecognized arguments: {' '.join(extra)}")
@@ -102,6 +115,8 @@ def main(argv: list[str] | None = None) -> int:
             return devices_command(args)
         if args.command == "ops":
             return ops_command(args)
+        if args.command == "known":
+            return known_command(args, parser)
         if args.command == "selftest":
             from compat.harness import selftest as selftest_module
 
@@ -199,20 +214,37 @@ def survey_command(args, extra: list[str]) -> int:
     return report_command(argparse.Namespace(results=args.results, format="text", run=None, registry=None, all=False)) or status
 
 
-def report_command(args) -> int:
+def chosen_run(args, command: str) -> tuple[records.Run, records.Loaded]:
+    """The run ``--run`` names in the results directory, or its latest."""
     loaded = records.load(Path(args.results))
     for problem in loaded.problems:
-        print(f"compat report: skipped {problem}", file=sys.stderr)
-    if args.run:
-        run = loaded.runs.get(args.run)
-        if run is None:
-            print(f"compat report: no run {args.run!r} in {args.results}", file=sys.stderr)
-            return 2
-    else:
-        run = loaded.latest()
-        if run is None:
-            print(f"compat report: no records in {args.results}", file=sys.stderr)
-            return 2
+        print(f"compat {command}: skipped {problem}", file=sys.stderr)
+    run = loaded.runs.get(args.run) if args.run else loaded.latest()
+    if run is None:
+        raise records.ResultsError(f"no run {args.run!r} in {args.results}" if args.run else f"no records in {args.results}")
+    return run, loaded
+
+
+def known_command(args, parser) -> int:
+    from compat.results import known
+
+    if args.action == "examples" and not args.entry:
+        parser.error("known examples: --entry ID is required")
+    run, _ = chosen_run(args, "known")
+    if args.action == "add":
+        found = known.new_divergences(run, args.backend)
+        print("\n\n".join(known.entry_stub(r) for r in found) if found else
+              f"# no new divergence in run {run.run_id}" + (f" of {args.backend}" if args.backend else ""))
+        return 0
+    chosen = known.examples_of(run, args.entry)
+    if not chosen:
+        raise records.ResultsError(f"run {run.run_id} has no divergence that entry {args.entry!r} matched")
+    print("\n\n".join(known.example_toml(record, backends) for record, backends in chosen))
+    return 0
+
+
+def report_command(args) -> int:
+    run, loaded = chosen_run(args, "report")
     registry_path = args.registry or run.meta.get("registry")
     if registry_path and not args.registry and not Path(registry_path).exists():
         print(f"compat report: the run's registry {registry_path} is gone; using the default", file=sys.stderr)

@@ -41,13 +41,13 @@ def test_hand_built_records_validate(validator):
     lambda r: r.update(kind="values"),
     lambda r: r.update(count=0),
     lambda r: r.update(status="old"),
-    lambda r: r.update(schema=3),
+    lambda r: r.update(schema=4),
     lambda r: r.update(run_id=""),
     lambda r: r["backend"].pop("version"),
     lambda r: r["expected"].update(error={"type": "ValueError", "category": "nonsense", "message": ""}),
     lambda r: r["signature"].pop("actual"),
     lambda r: r.update(record="checks"),
-], ids=["no-reproducer", "bad-kind", "zero-count", "bad-status", "schema-3", "empty-run-id", "no-version",
+], ids=["no-reproducer", "bad-kind", "zero-count", "bad-status", "schema-4", "empty-run-id", "no-version",
         "bad-error-category", "no-signature-actual", "divergence-as-checks"])
 def test_schema_rejects_spoiled_divergences(validator, spoil):
     record = divergence_record()

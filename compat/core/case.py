@@ -20,6 +20,7 @@ class Case:
     args: tuple
     kwargs: dict = field(default_factory=dict)
     program: Any = None  # a compat.core.programs.Program: the function ``f`` an autodiff transform (grad, ...) takes
+    exact: bool = False  # judged bit for bit (copies), not within the oracle's tolerance
 
     def input_tags(self) -> str:
         """Shrink-stable description of the inputs: 'int8,py:int', 'int32,idx(None,int,slice)'."""
@@ -28,6 +29,11 @@ class Case:
 
     def arrays(self) -> dict[str, np.ndarray]:
         return {f"x{i}": a for i, a in enumerate(self.args) if isinstance(a, np.ndarray)}
+
+    def example(self) -> dict:
+        """What a record keeps of the case: its call and inputs as NumPy source
+        (``compat.core.parse`` turns them back into the case)."""
+        return {"call": self.call(), "inputs": self.inputs_source(), **({"exact": True} if self.exact else {})}
 
     def inputs_source(self) -> dict[str, str]:
         sources = {name: array_source(a) for name, a in self.arrays().items()}
@@ -43,7 +49,7 @@ class Case:
     def call(self) -> str:
         """The call in NumPy's spelling: ``add(x0, 1000)``, ``x0[..., None]``."""
         if ops.get(self.op).subscript:
-            return f"x0[{index_source(self.args[1], array_source)}]"
+            return f"x0[{index_source(self.args[1], value_source)}]"  # backend arrays inside stay backend arrays
         return f"{self.op}({self.arguments(self.arg_names(), dtypes_as=repr)})"
 
     def arguments(self, args: list[str], dtypes_as) -> str:

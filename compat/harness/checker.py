@@ -12,7 +12,6 @@ and the loop goes on. ``records`` then writes one record per signature.
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import time
 from collections import Counter
@@ -125,6 +124,8 @@ class Checker:
         self.seen: Counter[records.Key] = Counter()  # divergence -> examples that showed it
         self.kept: dict[records.Key, Found] = {}  # divergence -> smallest example
         self.first_seen: dict[records.Key, int] = {}  # divergence -> cases checked when it first showed
+        self.matched: Counter[str] = Counter()  # registry entry -> divergences it matched
+        self.replays: list[tuple[str, Case, str]] = []  # registry examples replayed: (entry, case, status)
         self.unsupported: dict[str, str] = {}  # operation -> the reason the backend's adapter declares
         self.hung: set[tuple[str, str]] = set()  # (adapter, operation) that hung in a child: it gets less time now
         self.seconds = 0.0  # wall time in the @timed methods, framework calls included (for the benchmark)
@@ -172,14 +173,35 @@ class Checker:
     def replay_casualty(self) -> None:
         """The case a previous run of this spec died in, first: with its call in a
         child process now, its crash or hang is a divergence with this example."""
-        case = self.casualty.case if self.casualty is not None else None
-        if case is None:
-            return
-        with contextlib.suppress(Divergence):  # outside Hypothesis judge() keeps it; never raised here
-            if case.program is not None:
-                self.check_gradient(case.op, case.program, *case.args)
-            else:
-                self._check(case.op, case.args, case.kwargs)
+        if self.casualty is not None and self.casualty.case is not None:
+            self.replay(self.casualty.case)
+
+    def replay_known(self, family: str) -> int:
+        """Replay, as a spec of ``family``, every registry example for this backend and
+        device; each one's outcome (reproduced, or fixed in this version) goes to
+        ``replays``. Returns how many examples ran."""
+        self.family = family
+        if self.backend.name == self.reference.name:  # NumPy against itself
+            return 0
+        for entry in self.registry.entries:
+            if not entry.applies_to(self.backend_info):
+                continue
+            for example in entry.examples:
+                if example.family == family and example.replays_on(self.backend_info, self.device):
+                    before = self.matched[entry.id]
+                    case = example.case()
+                    self.replay(case)
+                    status = "reproduced" if self.matched[entry.id] > before else "fixed"
+                    self.replays.append((entry.id, case, status))
+        return len(self.replays)
+
+    def replay(self, case: Case) -> None:
+        """Check a case rebuilt from a record as its spec checked it (outside Hypothesis,
+        so a divergence is kept, never raised)."""
+        if case.program is not None:
+            self.check_gradient(case.op, case.program, *case.args)
+        else:
+            self._check(case.op, case.args, case.kwargs, case.exact)
 
     def declared_unsupported(self, op: str) -> Outcome | None:
         """The outcome of an operation the backend declares unsupported (counted, not
@@ -210,12 +232,12 @@ class Checker:
         unsupported = self.declared_unsupported(op)
         if unsupported is not None:
             return unsupported
-        case = Case(op, args, kwargs)
+        case = Case(op, args, kwargs, exact=exact)
         expected = self.call(self.reference, case)
         actual = self.call(self.backend, case, self.device)
         self.cases[op] += 1
         ulps = oracle.tolerance_ulps(op, case.arrays().values())
-        mismatches = self.without_consequences(case, actual, oracle.compare(expected, actual, ulps, exact), ulps)
+        mismatches = self.without_consequences(case, actual, oracle.compare(expected, actual, ulps, case.exact), ulps)
         if self.on_reference_device is not None:  # first: what a device team asks
             self.compare_devices(case, actual)
         moves_to = ops.get(op).moves_to
@@ -305,6 +327,7 @@ class Checker:
         for key in keys:
             self.first_seen.setdefault(key, sum(self.cases.values()))
         known = [self.registry.match(self.backend_info, f) for f in fields]
+        self.matched.update(entry.id for entry in known if entry)
         found = Found(case, expected, actual, mismatches, known, reference)
         if all(known) or not hypothesis.currently_in_test_context():
             for key in keys:
@@ -364,7 +387,7 @@ class Checker:
                 expected=expected.to_json(),
                 actual=actual.to_json(),
                 detail=mismatch.detail,
-                example={"call": found.case.call(), "inputs": found.case.inputs_source()},
+                example=found.case.example(),
                 reproducer=reproducer(found.case, found.reference, self.backend, self.device),
                 count=max(self.seen[self.key(fields)], 1),
                 first_seen_after=self.first_seen.get(self.key(fields), 0),

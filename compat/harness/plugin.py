@@ -216,6 +216,13 @@ def pytest_sessionfinish(session):
         (compat.run_directory / "run.json").write_text(json.dumps(compat.description, indent=2))
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(items):
+    """The registry's examples first (compat/specs/known.py): a run reproduces what is
+    known before it explores."""
+    items.sort(key=lambda item: getattr(getattr(item, "module", None), "__name__", "") != "compat.specs.known")
+
+
 @pytest.hookimpl(optionalhook=True)
 def pytest_configure_node(node):
     """pytest-xdist: every worker writes under the controller's run id."""

@@ -20,6 +20,10 @@ def pytest_generate_tests(metafunc):
     if "xp" not in metafunc.fixturenames:
         return
     compat = session_of(metafunc.config)
+    if "known_family" in metafunc.fixturenames:  # compat/specs/known.py: the families the registry has examples of
+        families = sorted({example.family for entry in compat.registry.entries for example in entry.examples})
+        metafunc.parametrize("known_family", families or [pytest.param("", marks=pytest.mark.skip(
+            reason="the registry has no examples"))])
     params = []
     faults = metafunc.config.getoption("compat_fault")
     for adapter in compat.adapters:
@@ -98,6 +102,8 @@ def pytest_pyfunc_call(pyfuncitem):
     divergences = checker.records(found, common, tables)
     for record in divergences:
         compat.write(record)
+    for entry, case, status in checker.replays:
+        compat.write(records.Replay(**common, op=case.op, known=entry, status=status, example=case.example()))
     for table, row, value in checker.observations:
         compat.write(records.Observation(**common, table=table, row=row, value=value))
     counters = checker.backend.plugin.kernel_counters() if checker.device is not None else None

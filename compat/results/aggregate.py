@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from fnmatch import fnmatchcase
 from typing import Iterable
 
-from compat.results.records import Checks, Coverage, Divergence, Observation, Run
+from compat.results.records import Checks, Coverage, Divergence, Observation, Replay, Run
 from compat.results.registry import Registry
 
 PROMOTION_GRID = "promotion-grid"  # the exhaustive promotion specs: every pair of dtypes
@@ -85,13 +85,39 @@ class Stale:
     differs: str
 
 
+@dataclass(frozen=True)
+class Fixed:
+    """A registry entry none of whose examples diverged any more on this backend version."""
+
+    id: str
+    backend: str  # id
+    name: str
+    version: str
+    device: str | None
+
+    def __str__(self) -> str:
+        return f"{self.id}: fixed in {self.name} {self.version}" + (f" on {self.device}" if self.device else "") + (
+            f" ({self.backend})" if self.backend != self.name else "")
+
+
+def fixed(replays: Iterable[Replay]) -> list[Fixed]:
+    """Entries whose replayed examples all stopped diverging, per backend id, version and device."""
+    reproduced: dict[Fixed, bool] = {}
+    for record in replays:
+        key = Fixed(record.known, record.backend.id, record.backend.name, record.backend.version, record.device)
+        reproduced[key] = reproduced.get(key, False) or record.status == "reproduced"
+    return sorted((key for key, yes in reproduced.items() if not yes), key=lambda f: (f.id, f.backend, f.device or ""))
+
+
 def stale(run: Run, registry: Registry) -> list[Stale]:
-    """Registry entries that concern what ran but matched no divergence.
+    """Registry entries that concern what ran but matched no divergence, and have no
+    example replayed there (a replay decides exactly: see ``fixed``).
 
     For exhaustive specs that means the divergence is gone; for Hypothesis specs it
     may also mean this run did not draw such a case, so reports call them "not
     reproduced". The reference backend (NumPy against itself) cannot diverge."""
     backends = {r.backend.id: r.backend for r in run.checks if r.backend.name != r.reference}
+    replayed = {(r.known, r.backend.id) for r in run.replays}
     checked = defaultdict(set)  # backend id -> {(family, op)}
     for record in run.checks:
         checked[record.backend.id].update((record.family, op) for op in record.cases)
@@ -99,7 +125,7 @@ def stale(run: Run, registry: Registry) -> list[Stale]:
     found = []
     for entry in registry.entries:
         for backend_id, backend in sorted(backends.items()):
-            if (entry.id, backend_id) in used or not entry.applies_to(backend):
+            if (entry.id, backend_id) in used | replayed or not entry.applies_to(backend):
                 continue
             families, ops = entry.patterns.get("family", ("*",)), entry.patterns.get("op", ("*",))
             if any(any(fnmatchcase(f, g) for g in families) and any(fnmatchcase(o, g) for g in ops)

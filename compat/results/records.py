@@ -12,7 +12,9 @@ Four record types share a file (``record.schema.json`` describes their JSON):
   the backend declares unsupported), written when the spec finishes, so that
   reports count cases and find registry entries that no longer reproduce;
 - ``Observation``: one cell of a survey table;
-- ``Coverage``: plug-in kernel launches per operation.
+- ``Coverage``: plug-in kernel launches per operation;
+- ``Replay``: one example of a registry entry replayed at the start of a run, and
+  whether it still shows the entry's divergence on this backend version.
 
 This module owns the schema version, the identity of a divergence (``Key``) and
 the JSON round trip; every other module reads and writes records through it.
@@ -27,8 +29,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any, ClassVar, Iterator, NamedTuple
 
-SCHEMA_VERSION = 2  # 2 added Checks.unsupported and the tables a spec feeds
-READABLE_VERSIONS = (1, 2)
+SCHEMA_VERSION = 3  # 3 added Replay; 2 added Checks.unsupported and the tables a spec feeds
+READABLE_VERSIONS = (1, 2, 3)
 SCHEMA_PATH = Path(__file__).with_name("record.schema.json")
 
 
@@ -160,7 +162,17 @@ class Coverage(Record):
     ops: dict[str, dict[str, int]]  # kernel -> {"device": launches, "fallback": launches}
 
 
-TYPES = {cls.TYPE: cls for cls in (Divergence, Checks, Observation, Coverage)}
+@dataclass(kw_only=True)
+class Replay(Record):
+    TYPE: ClassVar[str] = "replay"
+
+    op: str
+    known: str  # the registry entry
+    status: str  # reproduced | fixed (on this backend version)
+    example: dict  # call, inputs, as in Divergence.example
+
+
+TYPES = {cls.TYPE: cls for cls in (Divergence, Checks, Observation, Coverage, Replay)}
 
 
 def from_json(data: dict) -> Record:
@@ -260,6 +272,7 @@ class Run:
     checks: list[Checks] = field(default_factory=list)
     observations: list[Observation] = field(default_factory=list)
     coverage: list[Coverage] = field(default_factory=list)
+    replays: list[Replay] = field(default_factory=list)
 
     @property
     def started(self) -> str:
@@ -267,7 +280,7 @@ class Run:
 
     def add(self, record: Record) -> None:
         {Divergence: self.divergences, Checks: self.checks, Observation: self.observations,
-         Coverage: self.coverage}[type(record)].append(record)
+         Coverage: self.coverage, Replay: self.replays}[type(record)].append(record)
 
 
 @dataclass

@@ -13,8 +13,15 @@ field it sets matches; pattern fields take a glob or a list of globs:
     differs   what differs, in words                              (required)
     reason    why it is accepted                                  (required)
     source    public source (URL) where one exists
+    examples  the minimal examples that show it: ``[[known.examples]]`` tables of
+              family, call and inputs as a record writes them (``python -m compat
+              known add`` copies them from a record), optionally exact = true,
+              backends (ids it is replayed on; default: every one the entry applies
+              to) and device (replayed on that device under test, a glob)
 
-The first matching entry wins, so put narrow entries before broad ones.
+The first matching entry wins, so put narrow entries before broad ones. Every run
+replays every example first (``compat/specs/known.py``): an entry whose examples no
+longer diverge on a backend version is reported as fixed in that version.
 """
 
 from __future__ import annotations
@@ -28,16 +35,38 @@ from typing import Any
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
+from compat.core.parse import ParseError, case_from_source
 from compat.results.records import Backend
 
 KINDS = ("dtype", "shape", "value", "error", "device", "crash", "timeout")
 PATTERNS = ("family", "op", "inputs", "expected", "actual", "device", "reference")
 REQUIRED = ("id", "backend", "kind", "differs", "reason")
-OPTIONAL = ("versions", "config", "source") + PATTERNS
+OPTIONAL = ("versions", "config", "source", "examples") + PATTERNS
+EXAMPLE_FIELDS = {"family", "call", "inputs", "exact", "backends", "device"}
 
 
 class RegistryError(Exception):
     """The registry file is malformed (one-line message for users)."""
+
+
+@dataclass(frozen=True)
+class Example:
+    """A minimal example of an entry's divergence, replayed every run."""
+
+    family: str
+    call: str
+    inputs: dict
+    exact: bool = False
+    backends: tuple[str, ...] = ()  # backend ids; empty: every backend the entry applies to
+    device: str = ""  # a glob of the device under test; empty: the backend's default device
+
+    def case(self):
+        return case_from_source(self.call, self.inputs, self.exact)
+
+    def replays_on(self, backend: Backend, device: str | None) -> bool:
+        if self.backends and backend.id not in self.backends:
+            return False
+        return fnmatchcase(device, self.device) if device and self.device else not device and not self.device
 
 
 @dataclass(frozen=True)
@@ -51,6 +80,7 @@ class Entry:
     versions: str = ""
     config: dict = field(default_factory=dict)
     patterns: dict = field(default_factory=dict)  # field -> tuple of globs
+    examples: tuple[Example, ...] = ()
 
     def applies_to(self, backend: Backend) -> bool:
         """Does this entry concern this backend at all (ignoring what differs)?"""
@@ -151,5 +181,29 @@ def parse_entry(raw: Any, where: str) -> Entry:
     return Entry(
         id=raw["id"], backend=raw["backend"], kinds=kinds, differs=raw["differs"], reason=raw["reason"],
         source=raw.get("source", ""), versions=raw.get("versions", ""), config=raw.get("config", {}),
-        patterns=patterns,
+        patterns=patterns, examples=tuple(parse_example(e, f"{where}: example {n}")
+                                          for n, e in enumerate(raw.get("examples", []), 1)),
     )
+
+
+def parse_example(raw: Any, where: str) -> Example:
+    if not isinstance(raw, dict):
+        raise RegistryError(f"{where}: must be a table ([[known.examples]])")
+    missing = [k for k in ("family", "call", "inputs") if k not in raw]
+    if missing:
+        raise RegistryError(f"{where}: missing {', '.join(repr(k) for k in missing)}")
+    unknown = set(raw) - EXAMPLE_FIELDS
+    if unknown:
+        raise RegistryError(f"{where}: unknown field(s) {sorted(unknown)}")
+    if not isinstance(raw["inputs"], dict) or not all(isinstance(v, str) for v in raw["inputs"].values()):
+        raise RegistryError(f"{where}: 'inputs' must be a table of variable = \"NumPy source\"")
+    backends = raw.get("backends", [])
+    if not isinstance(backends, list) or not all(isinstance(b, str) for b in backends):
+        raise RegistryError(f"{where}: 'backends' must be a list of backend ids")
+    example = Example(str(raw["family"]), str(raw["call"]), raw["inputs"], bool(raw.get("exact", False)),
+                      tuple(backends), str(raw.get("device", "")))
+    try:
+        example.case()
+    except ParseError as error:
+        raise RegistryError(f"{where}: {error}") from None
+    return example

@@ -1,5 +1,5 @@
 """Reports built from records only (``compat.results.aggregate``): the summary table, the
-divergence list, registry entries not reproduced, the operations backends declare
+divergence list, registry entries fixed or not reproduced, the operations backends declare
 unsupported, surveys, kernel coverage and each backend's promotion differences."""
 
 from __future__ import annotations
@@ -32,10 +32,17 @@ def summary_table(run: Run, registry: Registry) -> str:
         columns.append("unsupported")
         values = [v + [len(r.unsupported)] for v, r in zip(values, rows)]
     text = table(columns, values)
+    replayed = {(r.known, r.backend.id) for r in run.replays}
+    if replayed:
+        text += f"\n\nregistry examples replayed: {len(run.replays)}, of {len({k for k, _ in replayed})} entries"
+    fixed = aggregate.fixed(run.replays)
+    if fixed:
+        text += (f"\nfixed: registry entries whose examples no longer diverge ({len(fixed)}; narrow their "
+                 "'versions' or remove them)\n") + "\n".join(f"  {f}" for f in fixed)
     stale = aggregate.stale(run, registry)
     if stale:
-        text += (f"\n\nregistry entries not reproduced in this run ({len(stale)}): stale if a thorough run "
-                 "(--hypothesis-profile thorough) does not reproduce them either\n")
+        text += (f"\n\nregistry entries without examples, not reproduced in this run ({len(stale)}): stale if a "
+                 "thorough run (--hypothesis-profile thorough) does not reproduce them either\n")
         text += "\n".join(f"  {s.id} on {s.backend}" for s in stale)
     else:
         text += "\n\nstale registry entries: none"
@@ -145,6 +152,7 @@ def json_report(run: Run, registry: Registry) -> dict:
         "run": run.meta or {"run_id": run.run_id},
         "summary": [row.to_json() for row in aggregate.summary(run.checks, run.divergences)],
         "stale": [vars(s) for s in aggregate.stale(run, registry)],
+        "fixed": [vars(f) for f in aggregate.fixed(run.replays)],
         "divergences": [r.to_json() for r in aggregate.distinct(run.divergences)],
         "promotion": {backend: [vars(r) | {"ops": list(r.ops)} for r in rows]
                       for backend, rows in aggregate.promotion_differences(run.divergences).items()},

@@ -1,0 +1,125 @@
+"""Registry examples: a record's example turns back into the case it was (so it can
+be replayed), every run replays them first, and an entry whose examples no longer
+diverge is reported as fixed in that version."""
+
+from __future__ import annotations
+
+import json
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+from compat.core.case import Case
+from compat.core.parse import ParseError, case_from_source
+from compat.core.programs import Node, Program
+from compat.core.source import backend_array
+from compat.results import registry
+from tests.helpers import output, run, run_pytest
+
+NAN_WITH_PAYLOAD = np.array([0x7FC00001, 0xFFC00000], dtype=np.uint32).view(np.float32)
+X = np.arange(6, dtype=np.float32).reshape(2, 3)
+SQUARE_SUM = Program(Node("sum", (Node("multiply", (Node("input"), Node("const"))),), kwargs=(("axis", 0),)),
+                     inputs=(X,), constants=(np.float32(2) * np.ones((2, 3), np.float32),))
+PICK = Program(Node("getitem", (Node("tanh", (Node("input"),)),), params=((slice(None, None, -1), 1),)), inputs=(X,))
+
+CASES = [
+    Case("add", (np.array([2], dtype=np.int8), 1000)),
+    Case("add", (2.5, np.array(3, dtype=ml_dtypes.bfloat16))),
+    Case("multiply", (np.array([1 + 2j], dtype=np.complex64), complex(float("inf"), -0.0))),
+    Case("maximum", (NAN_WITH_PAYLOAD, np.float32(-0.0) * np.ones(2, np.float32))),
+    Case("sum", (X,), {"axis": (0, 1), "keepdims": True, "dtype": "float64"}),
+    Case("asarray", ([2**63, 1],)),
+    Case("asarray", (np.array([-0.0, 1e-45], dtype=np.float32),), exact=True),
+    Case("getitem", (X, (Ellipsis, None, slice(2, None, -2)))),
+    Case("getitem", (X, (1, (0, 0, 1), backend_array([0, 1, 1])))),
+    Case("getitem", (X, np.array([True, False]))),
+    Case("set_at", (X, (slice(None), [0, 2]), np.float32(7))),
+    Case("grad", (X,), program=SQUARE_SUM),
+    Case("jacobian", (X,), program=PICK),
+    Case("hvp", (X, np.ones_like(X)), program=SQUARE_SUM),
+]
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.call()[:40])
+def test_an_example_turns_back_into_its_case(case):
+    """Source -> case -> source gives the same text, and the same signature inputs."""
+    example = json.loads(json.dumps(case.example()))  # as a record or the registry holds it
+    again = case_from_source(example["call"], example["inputs"], example.get("exact", False))
+    assert again.example() == example
+    assert again.input_tags() == case.input_tags()
+    assert again.op == case.op and again.exact == case.exact
+    for mine, theirs in zip(again.args, case.args):
+        if isinstance(theirs, np.ndarray):
+            assert type(mine) is type(theirs) and mine.dtype == theirs.dtype
+            assert mine.tobytes() == theirs.tobytes()  # bit for bit: payloads and signed zeros
+    if case.program is not None:
+        assert again.program.root == case.program.root
+        assert len(again.program.inputs) == len(case.program.inputs)
+
+
+@pytest.mark.parametrize("call, inputs, problem", [
+    ("nosuchop(x0)", {"x0": "np.array(1)"}, "not an operation"),
+    ("add(x0, x1)", {"x0": "np.array(1)"}, "x1"),
+    ("add(x0,", {"x0": "np.array(1)"}, "not a Python expression"),
+    ("__import__('os')", {}, "not an operation"),
+    ("np.add(x0, x0)", {"x0": "np.array(1)"}, "not a call of an operation"),
+    ("add(x0, open('/etc/passwd'))", {"x0": "np.array(1)"}, "open"),
+    ("grad(f, x0)", {"x0": "np.array(1.0)"}, "needs its function"),
+])
+def test_a_malformed_example_is_a_one_line_error(call, inputs, problem):
+    with pytest.raises(ParseError, match=problem) as raised:
+        case_from_source(call, inputs)
+    assert "\n" not in str(raised.value)
+
+
+def test_the_registry_checks_its_examples(tmp_path):
+    path = tmp_path / "registry.toml"
+    path.write_text(ENTRY.format(backend="x", example='call = "add(x0, x1)"\n[known.examples.inputs]\nx0 = "np.array(1)"'))
+    with pytest.raises(registry.RegistryError, match=r"entry 1 \('planted'\): example 1: .*x1"):
+        registry.load(path)
+
+
+ENTRY = """
+[[known]]
+id = "planted"
+backend = "{backend}"
+family = "promotion"
+op = "add"
+kind = "dtype"
+inputs = "int8,uint8"
+differs = "int8 with uint8 gives int8"
+reason = "planted by tests/test_known.py"
+[[known.examples]]
+family = "promotion"
+{example}
+"""
+STILL_DIVERGES = """call = "add(x0, x1)"
+[known.examples.inputs]
+x0 = "np.array([1, 2], dtype=np.int8)"
+x1 = "np.array([3, 4], dtype=np.uint8)\""""
+NO_LONGER_DIVERGES = """call = "add(x0, x1)"
+[known.examples.inputs]
+x0 = "np.array([1, 2], dtype=np.int16)"
+x1 = "np.array([3, 4], dtype=np.uint8)\""""
+
+
+def test_replays_reproduce_what_still_holds_and_report_what_is_fixed(tmp_path):
+    """A broken adapter's real divergence is reproduced by its example (a known divergence);
+    an entry whose example no longer diverges is reported fixed in the adapter's version."""
+    broken = "tests.broken_adapters:Int8Uint8PromotesToInt8"
+    path = tmp_path / "registry.toml"
+    path.write_text(ENTRY.format(backend="broken_int8_uint8", example=STILL_DIVERGES)
+                    + ENTRY.format(backend="broken_int8_uint8", example=NO_LONGER_DIVERGES).replace('"planted"', '"fixed-one"'))
+    results = tmp_path / "results"
+    process = run_pytest(["compat/specs/known.py", "--backends", "numpy", "--adapter", broken, "-p", "no:xdist",
+                          "--compat-registry", str(path), "-rxs"], tmp_path, results)
+    assert process.returncode == 0, output(process)
+    assert "known divergences: planted" in process.stdout, output(process)
+    assert "fixed-one: fixed in broken_int8_uint8" in process.stdout, output(process)
+    assert "planted: fixed" not in process.stdout, output(process)
+
+    report = run(["-m", "compat", "report", str(results), "--format", "json", "--registry", str(path)], tmp_path)
+    assert report.returncode == 0, output(report)
+    fixed = json.loads(report.stdout)["fixed"]
+    assert [(f["id"], f["backend"]) for f in fixed] == [("fixed-one", "broken_int8_uint8")]
