@@ -31,7 +31,7 @@ REPO = Path(__file__).resolve().parents[1]
 KERNELS = [
     "AddV2", "Sub", "Mul", "RealDiv", "Maximum", "Minimum", "Neg", "Abs", "Square", "Less", "LessEqual",
     "Greater", "GreaterEqual", "Equal", "NotEqual", "LogicalAnd", "LogicalOr", "LogicalNot", "Relu", "Cast",
-    "MatMul", "BatchMatMulV2", "Sum", "Max", "Mean", "AddN",
+    "MatMul", "BatchMatMulV2", "Sum", "Max", "Mean", "AddN", "BroadcastTo",
 ]  # fmt: skip
 
 
@@ -360,6 +360,12 @@ def _sweep(tf) -> list[str]:
         check(f"ties {np.dtype(dtype).name} {shape} {axes}", "Max", input=_ties(rng, dtype, shape), axis=axes)
     for dtype, count in itertools.product(TYPES, [1, 2, 8, 9, 17, 25]):
         check(f"{np.dtype(dtype).name} x{count}", "AddN", inputs=[_values(rng, dtype, (21,)) for _ in range(count)])
+    # from (5,) -> (0,) on, CPU fails: incompatible (an empty output too), larger than the output, rank, negative
+    broadcasts = [((), ()), ((), (3,)), ((), (0,)), ((17,), (17,)), ((3,), (2, 3)), ((3, 1), (3, 4)), ((1,), (0,)),
+                  ((2, 1, 4), (3, 2, 5, 4)), ((0, 3), (2, 0, 3)), ((2, 1, 3, 1), (2, 4, 3, 40)), ((5,), (0,)),
+                  ((3,), (4,)), ((3,), (1,)), ((3, 0), (1, 0)), ((2, 3), (3,)), ((3,), (-1, 3))]  # fmt: skip
+    for dtype, (shape, to), index in itertools.product(TYPES, broadcasts, [np.int32, np.int64]):
+        check(f"{np.dtype(dtype).name} {shape} -> {to}", "BroadcastTo", input=_values(rng, dtype, shape), shape=np.array(to, index))
     return mismatches
 
 
