@@ -31,7 +31,7 @@ REPO = Path(__file__).resolve().parents[1]
 KERNELS = [
     "AddV2", "Sub", "Mul", "RealDiv", "Maximum", "Minimum", "Neg", "Abs", "Square", "Less", "LessEqual",
     "Greater", "GreaterEqual", "Equal", "NotEqual", "LogicalAnd", "LogicalOr", "LogicalNot", "Relu", "Cast",
-    "MatMul", "BatchMatMulV2", "Sum", "Max", "Mean", "AddN",
+    "MatMul", "BatchMatMulV2", "Sum", "Max", "Mean", "AddN", "BroadcastTo",
 ]  # fmt: skip
 
 
@@ -139,6 +139,20 @@ def test_every_kernel_ran_on_apu(main):
     assert sorted(set(KERNELS) - set(main["launched"])) == []
 
 
+def test_jacobians_run_on_apu_and_equal_cpu(main):
+    # pfor (jacobian, batch_jacobian, vectorized_map) places the BroadcastTo of
+    # Sum's gradient on the APU, where graph execution has no CPU fallback.
+    for name, case in main["jacobians"].items():
+        assert case["error"] is None, f"{name}: {case['error']}"
+        assert case["device"].endswith("device:APU:0"), name
+        assert case["equal"], name
+        assert case["launched"], name  # kernels ran on the APU (grappler folds some programs to little)
+    broadcasts = {name: case["launched"] for name, case in main["jacobians"].items()
+                  if name.startswith(("broadcast_to ", "jacobian of sum(x * x) "))}  # fmt: skip
+    assert len(broadcasts) == 4
+    assert all(launched.get("BroadcastTo") for launched in broadcasts.values()), broadcasts
+
+
 def test_other_ops_fall_back_to_cpu(main):
     for name, (device, equal) in main["fallback"].items():
         assert device.endswith("device:CPU:0"), name
@@ -177,6 +191,7 @@ def _worker_main(library: str) -> None:
 
     found = {"physical": [d.name for d in tf.config.list_physical_devices()]}
     found["placement"] = _placement(tf)
+    found["jacobians"] = _jacobians(tf)
     apu.reset_counters()
     found["mismatches"] = _sweep(tf)
     found["launched"] = sorted(apu.counters())
@@ -360,6 +375,12 @@ def _sweep(tf) -> list[str]:
         check(f"ties {np.dtype(dtype).name} {shape} {axes}", "Max", input=_ties(rng, dtype, shape), axis=axes)
     for dtype, count in itertools.product(TYPES, [1, 2, 8, 9, 17, 25]):
         check(f"{np.dtype(dtype).name} x{count}", "AddN", inputs=[_values(rng, dtype, (21,)) for _ in range(count)])
+    # from (5,) -> (0,) on, CPU fails: incompatible (an empty output too), larger than the output, rank, negative
+    broadcasts = [((), ()), ((), (3,)), ((), (0,)), ((17,), (17,)), ((3,), (2, 3)), ((3, 1), (3, 4)), ((1,), (0,)),
+                  ((2, 1, 4), (3, 2, 5, 4)), ((0, 3), (2, 0, 3)), ((2, 1, 3, 1), (2, 4, 3, 40)), ((5,), (0,)),
+                  ((3,), (4,)), ((3,), (1,)), ((3, 0), (1, 0)), ((2, 3), (3,)), ((3,), (-1, 3))]  # fmt: skip
+    for dtype, (shape, to), index in itertools.product(TYPES, broadcasts, [np.int32, np.int64]):
+        check(f"{np.dtype(dtype).name} {shape} -> {to}", "BroadcastTo", input=_values(rng, dtype, shape), shape=np.array(to, index))
     return mismatches
 
 
@@ -385,6 +406,67 @@ def _matmul_close(cpu: np.ndarray, got: np.ndarray, inputs: dict) -> bool:
         b = np.swapaxes(b, -1, -2)
     bound = 8 * np.finfo(cpu.dtype).eps * (a @ b)
     return cpu.shape == got.shape and bool(np.all(np.abs(cpu.astype(np.float64) - got) <= bound))
+
+
+def _jacobians(tf) -> dict:
+    """BroadcastTo and pfor's jacobians on the APU: per case its error (or
+    None), result device, equality with CPU and APU kernel launches."""
+    rng = np.random.default_rng(3)
+
+    def jacobian(f, x):
+        def run():
+            with tf.GradientTape() as tape:
+                tape.watch(x)
+                y = f(x)
+            return tape.jacobian(y, x)
+
+        return run
+
+    def batch_jacobian(f, x):
+        def run():
+            with tf.GradientTape() as tape:
+                tape.watch(x)
+                y = f(x)
+            return tape.batch_jacobian(y, x)
+
+        return run
+
+    def per_example_gradient(f, w, batch):
+        def gradient(example):
+            with tf.GradientTape() as tape:
+                tape.watch(w)
+                loss = f(w, example)
+            return tape.gradient(loss, w)
+
+        return lambda: tf.vectorized_map(gradient, batch)
+
+    cases = {}
+    for dtype in FLOATS:
+        x, y = (tf.constant(rng.standard_normal(3).astype(dtype)) for _ in range(2))
+        batch = tf.constant(rng.standard_normal((4, 3)).astype(dtype))
+        name = np.dtype(dtype).name
+        cases |= {
+            f"broadcast_to {name}": lambda x=x: tf.broadcast_to(x, [2, 3]),
+            f"jacobian of sum(x * x) {name}": jacobian(lambda x: tf.reduce_sum(x * x), x),
+            f"jacobian of x * y {name}": jacobian(lambda x, y=y: tf.reduce_sum(x * y) * x, x),
+            f"batch_jacobian of sum(x * x, 1) {name}": batch_jacobian(
+                lambda b: b * tf.reduce_sum(b * b, axis=1, keepdims=True), batch),
+            f"per-example gradient of sum(w * x * x) {name}": per_example_gradient(
+                lambda w, e: tf.reduce_sum(w * e * e), y, batch),
+        }  # fmt: skip
+    found = {}
+    for name, f in cases.items():
+        apu.reset_counters()
+        try:
+            with tf.device("/APU:0"):
+                result = f()
+            device, got, error = result.device, result.numpy(), None
+        except tf.errors.OpError as e:
+            device, got, error = "", None, f"{type(e).__name__}: {str(e)[:300]}"
+        launched = apu.counters()
+        found[name] = {"error": error, "device": device, "launched": launched,
+                       "equal": got is not None and _same(got, _cpu(tf, f))}  # fmt: skip
+    return found
 
 
 def _fallback(tf) -> dict:

@@ -102,7 +102,8 @@ std::string known_faults() {
 #define COMPAT_APU_OPS(X)                                                                          \
   X(AddV2) X(Sub) X(Mul) X(RealDiv) X(Maximum) X(Minimum) X(Neg) X(Abs) X(Square) X(Less)          \
   X(LessEqual) X(Greater) X(GreaterEqual) X(Equal) X(NotEqual) X(LogicalAnd) X(LogicalOr)          \
-  X(LogicalNot) X(Relu) X(Cast) X(MatMul) X(BatchMatMulV2) X(Sum) X(Max) X(Mean) X(AddN)
+  X(LogicalNot) X(Relu) X(Cast) X(MatMul) X(BatchMatMulV2) X(Sum) X(Max) X(Mean) X(AddN)        \
+  X(BroadcastTo)
 
 enum Op : int {
 #define X(name) k##name,
@@ -772,6 +773,39 @@ void add_n(const Kernel&, Context& c) {
   });
 }
 
+// TF's BroadcastToOp with its checks and messages: an empty output must be
+// compatible too, and as BCast broadcasts either way, an input larger than
+// the output passes BCast and is refused after it.
+void broadcast_to(const Kernel&, Context& c) {
+  const TF_Tensor* x = c.input(0);
+  const TF_Tensor* shape_tensor = x ? c.input(1) : nullptr;
+  if (shape_tensor == nullptr) return;
+  if (TF_NumDims(shape_tensor) != 1)
+    return c.fail("shape must be a vector of {int32,int64}, got shape " + str(shape(shape_tensor)));
+  Dims to(TF_TensorElementCount(shape_tensor));
+  for (size_t i = 0; i < to.size(); ++i) {
+    to[i] = TF_TensorType(shape_tensor) == TF_INT32 ? data<int32_t>(shape_tensor)[i]
+                                                     : data<int64_t>(shape_tensor)[i];
+    if (to[i] < 0) return c.fail("Dimension " + std::to_string(to[i]) + " must be >= 0");
+  }
+  const Dims from = shape(x);
+  if (from.size() > to.size())
+    return c.fail("Rank of input (" + std::to_string(from.size()) +
+                  ") must be no greater than rank of output shape (" + std::to_string(to.size()) + ").");
+  const Broadcast b = broadcast(from, to);
+  if (!b.valid) return c.fail("Incompatible shapes: " + str(from) + " vs. " + str(to));
+  if (b.out != to)
+    return c.fail("Unable to broadcast tensor of shape " + str(from) + " to tensor of shape " + str(to));
+  TF_Tensor* out = c.output(TF_TensorType(x), to);
+  if (out == nullptr) return;
+  with_type(TF_TensorType(x), [&](auto tag) {
+    using T = decltype(tag);
+    const T* in = data<T>(x);
+    T* z = mutable_data<T>(out);
+    for_each_offset(b, [&](int64_t i, int64_t ox, int64_t) { z[i] = in[ox]; });
+  });
+}
+
 // ---------------------------------------------------------------- matrix products
 
 // c[M,N] = a[M,K] b[K,N], a and b given by element strides, accumulating
@@ -1176,6 +1210,8 @@ void compute(void* kernel, TF_OpKernelContext* ctx) {
       return reduce(k, c);
     case kAddN:
       return add_n(k, c);
+    case kBroadcastTo:
+      return broadcast_to(k, c);
     default:
       return binary(k, c);
   }
@@ -1199,6 +1235,7 @@ void register_kernel(int op, const std::vector<std::pair<const char*, TF_DataTyp
     name += "_" + std::to_string(type);
   }
   if (op == kSum || op == kMax || op == kMean) TF_KernelBuilder_HostMemory(builder, "reduction_indices");
+  if (op == kBroadcastTo) TF_KernelBuilder_HostMemory(builder, "shape");
   TF_RegisterKernelBuilder(name.c_str(), builder, status);
   if (TF_GetCode(status) != TF_OK)
     std::fprintf(stderr, "compat APU: cannot register %s: %s\n", name.c_str(), TF_Message(status));
@@ -1244,7 +1281,7 @@ EXPORT void TF_InitKernel() {
     // The types TF's CPU kernels have (of float32/64, int32/64 and bool).
     std::vector<TF_DataType> types = numbers;
     if (op == kRealDiv) types = {TF_FLOAT, TF_DOUBLE};
-    if (op == kEqual || op == kNotEqual) types = all;
+    if (op == kEqual || op == kNotEqual || op == kBroadcastTo) types = all;
     if (op == kLogicalAnd || op == kLogicalOr || op == kLogicalNot) {
       register_kernel(op, {}, status);
     } else if (op == kCast) {

@@ -3,10 +3,10 @@
 The plug-in is compiled with g++ against the C API headers and
 libtensorflow_framework.so.2 of the installed TensorFlow wheel. Its device
 memory is host memory and its kernels (arithmetic, comparisons, Cast, MatMul,
-reductions, AddN) equal TensorFlow's CPU kernels bit for bit (NaN payloads and
-some float GEMM roundings aside, see the source), so a difference from CPU
-means a fault was switched on (see FAULTS) or the code under test is wrong.
-Every other op falls back to CPU under soft placement.
+reductions, AddN, BroadcastTo) equal TensorFlow's CPU kernels bit for bit
+(NaN payloads and some float GEMM roundings aside, see the source), so a
+difference from CPU means a fault was switched on (see FAULTS) or the code
+under test is wrong. Every other op falls back to CPU under soft placement.
 
 Configuration is read when TensorFlow loads the plug-in: COMPAT_APU_DEVICES
 (device count, default 1), COMPAT_APU_FAULT and COMPAT_APU_SEED; set_fault
