@@ -123,3 +123,10 @@ def test_replays_reproduce_what_still_holds_and_report_what_is_fixed(tmp_path):
     assert report.returncode == 0, output(report)
     fixed = json.loads(report.stdout)["fixed"]
     assert [(f["id"], f["backend"]) for f in fixed] == [("fixed-one", "broken_int8_uint8")]
+
+    dashboard = run(["-m", "compat", "dashboard", "--results", str(results), "--store", str(tmp_path / "store.sqlite"),
+                     "-o", str(tmp_path / "site")], tmp_path)
+    assert dashboard.returncode == 0, output(dashboard)
+    versions = (tmp_path / "site" / "versions.html").read_text()
+    fixed_section = versions[versions.index("Fixed: registry entries"):]
+    assert "fixed-one" in fixed_section and "planted" not in fixed_section

@@ -197,6 +197,11 @@ class Data:
             found[(backend_id, version)].append(run_id)
         return found
 
+    def fixed(self) -> list[aggregate.Fixed]:
+        """Registry entries whose replayed examples no longer diverge on a backend version."""
+        return aggregate.fixed((aggregate.Fixed(*row[:5]), row[5]) for row in self.db.execute(
+            "SELECT known, backend_id, backend_name, backend_version, device, status FROM records WHERE type = 'replay'"))
+
     def record_count(self) -> int:
         return self.db.execute("SELECT count(*) FROM records").fetchone()[0]
 

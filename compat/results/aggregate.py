@@ -100,12 +100,18 @@ class Fixed:
             f" ({self.backend})" if self.backend != self.name else "")
 
 
-def fixed(replays: Iterable[Replay]) -> list[Fixed]:
-    """Entries whose replayed examples all stopped diverging, per backend id, version and device."""
+def replayed(record: Replay) -> tuple[Fixed, str]:
+    """A replay record as ``fixed`` takes it (the store's rows give the same tuples)."""
+    backend = record.backend
+    return Fixed(record.known, backend.id, backend.name, backend.version, record.device), record.status
+
+
+def fixed(replays: Iterable[tuple[Fixed, str]]) -> list[Fixed]:
+    """Entries whose replayed examples all stopped diverging, per backend id, version and
+    device: ``replays`` holds (the entry where it was replayed, status) pairs."""
     reproduced: dict[Fixed, bool] = {}
-    for record in replays:
-        key = Fixed(record.known, record.backend.id, record.backend.name, record.backend.version, record.device)
-        reproduced[key] = reproduced.get(key, False) or record.status == "reproduced"
+    for key, status in replays:
+        reproduced[key] = reproduced.get(key, False) or status == "reproduced"
     return sorted((key for key, yes in reproduced.items() if not yes), key=lambda f: (f.id, f.backend, f.device or ""))
 
 

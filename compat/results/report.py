@@ -35,7 +35,7 @@ def summary_table(run: Run, registry: Registry) -> str:
     replayed = {(r.known, r.backend.id) for r in run.replays}
     if replayed:
         text += f"\n\nregistry examples replayed: {len(run.replays)}, of {len({k for k, _ in replayed})} entries"
-    fixed = aggregate.fixed(run.replays)
+    fixed = aggregate.fixed(map(aggregate.replayed, run.replays))
     if fixed:
         text += (f"\nfixed: registry entries whose examples no longer diverge ({len(fixed)}; narrow their "
                  "'versions' or remove them)\n") + "\n".join(f"  {f}" for f in fixed)
@@ -152,7 +152,7 @@ def json_report(run: Run, registry: Registry) -> dict:
         "run": run.meta or {"run_id": run.run_id},
         "summary": [row.to_json() for row in aggregate.summary(run.checks, run.divergences)],
         "stale": [vars(s) for s in aggregate.stale(run, registry)],
-        "fixed": [vars(f) for f in aggregate.fixed(run.replays)],
+        "fixed": [vars(f) for f in aggregate.fixed(map(aggregate.replayed, run.replays))],
         "divergences": [r.to_json() for r in aggregate.distinct(run.divergences)],
         "promotion": {backend: [vars(r) | {"ops": list(r.ops)} for r in rows]
                       for backend, rows in aggregate.promotion_differences(run.divergences).items()},

@@ -25,6 +25,15 @@ def versions(dash: Context) -> None:
              "and a divergence seen in few examples may just not have been drawn in the other run (the "
              "examples column says how often it was seen).</p>",
              LEGEND]
+    fixed = data.fixed()
+    if fixed:
+        parts.append("<h2>Fixed: registry entries whose examples no longer diverge</h2>"
+                     "<p class=muted>Every run replays each registry entry's examples first; these showed no "
+                     "divergence of their entry any more on the version named. Narrow the entry's "
+                     "<code>versions</code> or remove it.</p>")
+        parts.append(table(["registry entry", "fixed in", "backend", "device"],
+                           [[e(f.id), f"{e(f.name)} <span class=ver>{e(f.version)}</span>", e(f.backend), e(f.device or "")]
+                            for f in fixed]))
     groups = data.version_groups(False) + data.version_groups(True)
     if not groups:
         parts.append("<p class=muted>No backend was run at more than one version. Run one env or CI job per "
