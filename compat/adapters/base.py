@@ -185,7 +185,7 @@ class Adapter:
                            if is_compat_function(value) and value.__module__ == defined.__module__})
         return OpSource(prefix + inspect.unwrap(function).__name__, function_source(function, *others, rename=rename))
 
-    def preparation(self, op: str, args: tuple) -> types.FunctionType | None:
+    def preparation(self, op: str, args: tuple, kwargs: dict) -> types.FunctionType | None:
         """A function compat wrote that ``call`` passes the positional arguments of ``op``
         through before calling it (``op(*prepare(*args))``), or None. It is where an
         adapter supplies a rule its framework lacks for these arguments (the NumPy
@@ -206,7 +206,7 @@ class Adapter:
                 warnings.simplefilter("ignore")  # numpy's "divide by zero" etc. are not results
                 fn = self.function(op)
                 backend_args = [self.convert(a, device) for a in args]
-                prepare = self.preparation(op, args)
+                prepare = self.preparation(op, args, kwargs or {})
                 if prepare is not None:
                     backend_args = prepare(*backend_args)
                 backend_kwargs = {k: self.dtype(v) if k == "dtype" else v for k, v in (kwargs or {}).items()}

@@ -24,10 +24,13 @@ class NumpyAdapter(Adapter):
         **dict.fromkeys(("grad", "jacobian", "per_example_grad", "hvp"), NO_AUTODIFF),
     }
 
-    def preparation(self, op, args):
+    def preparation(self, op, args, kwargs):
         """NEP 50 for bfloat16, which ml_dtypes lacks: the operands of an elementwise
         operation that has a Python scalar beside bfloat16 operands go through
-        ``numpy_ops.weak_scalars`` (see compat.adapters.numpy_ops)."""
+        ``numpy_ops.weak_scalars`` (see compat.adapters.numpy_ops). Not when the call
+        asks for another dtype: NumPy converts the scalar straight to that one."""
+        if kwargs.get("dtype") not in (None, "bfloat16"):
+            return None
         if ops.get(op).elementwise and numpy_ops.has_weak_scalar(args):
             return numpy_ops.weak_scalars
         return None
