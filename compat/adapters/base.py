@@ -12,7 +12,9 @@ Which operations exist is compat's table (``compat.core.ops``). An adapter calls
 backend's ``*_ops`` module, for operations that take several statements) or declares it
 ``unsupported("reason")``. A name that does not resolve is an ``AdapterError`` at
 start-up (``check_operations``), never a silent skip. Reproducers are written from
-the same mapping: the dotted name, or the function's own source.
+the same mapping: the dotted name, or the function's own source. An adapter may pass
+the arguments of a call through a function of its own first (``preparation``: the
+NumPy adapter's NEP 50 for bfloat16); reproducers show that function too.
 """
 
 from __future__ import annotations
@@ -169,11 +171,26 @@ class Adapter:
             target = self.resolve(target)
         if not is_compat_function(target):  # a builtin, such as operator.getitem
             return OpSource(f"{target.__module__}.{target.__name__}")
+        return self.compat_source(target)
+
+    def compat_source(self, function, *others) -> OpSource:
+        """A function compat wrote, as a reproducer defines and names it: renamed after the
+        backend, with the helpers and constants of its module that it uses (and the
+        definitions of ``others``, each function once)."""
         prefix = f"{self.name.replace('-', '_')}_"
-        module = vars(importlib.import_module(target.__module__))
-        rename = {name: prefix + name for name, value in module.items()
-                  if is_compat_function(value) and value.__module__ == target.__module__}
-        return OpSource(prefix + inspect.unwrap(target).__name__, function_source(target, rename))
+        rename = {}
+        for defined in (function, *others):
+            module = vars(importlib.import_module(defined.__module__))
+            rename.update({name: prefix + name for name, value in module.items()
+                           if is_compat_function(value) and value.__module__ == defined.__module__})
+        return OpSource(prefix + inspect.unwrap(function).__name__, function_source(function, *others, rename=rename))
+
+    def preparation(self, op: str, args: tuple, kwargs: dict) -> types.FunctionType | None:
+        """A function compat wrote that ``call`` passes the positional arguments of ``op``
+        through before calling it (``op(*prepare(*args))``), or None. It is where an
+        adapter supplies a rule its framework lacks for these arguments (the NumPy
+        adapter: NEP 50 for bfloat16); reproducers show it and call it the same way."""
+        return None
 
     def import_lines(self) -> list[str]:
         """The reproducer's imports of the backend (compat's own modules are pasted, not imported)."""
@@ -189,6 +206,9 @@ class Adapter:
                 warnings.simplefilter("ignore")  # numpy's "divide by zero" etc. are not results
                 fn = self.function(op)
                 backend_args = [self.convert(a, device) for a in args]
+                prepare = self.preparation(op, args, kwargs or {})
+                if prepare is not None:
+                    backend_args = prepare(*backend_args)
                 backend_kwargs = {k: self.dtype(v) if k == "dtype" else v for k, v in (kwargs or {}).items()}
                 return self.outcome(fn(*backend_args, **backend_kwargs))
         except Exception as error:

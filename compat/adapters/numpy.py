@@ -4,55 +4,36 @@ from __future__ import annotations
 
 import numpy as np
 
+from compat.adapters import numpy_ops
 from compat.adapters.base import Adapter, unsupported
-from compat.core import dtypes
+from compat.core import dtypes, ops
 
 NO_AUTODIFF = unsupported("NumPy has no automatic differentiation")
-
-
-# Operations that take several statements; reproducers show their source.
-
-def set_at(x, index, values):
-    y = x.copy()
-    y[index] = values
-    return y
-
-
-def add_at(x, index, values):
-    y = x.copy()
-    np.add.at(y, index, values)
-    return y
-
-
-def put_along_axis(x, indices, values, axis):
-    y = x.copy()
-    np.put_along_axis(y, indices, values, axis)
-    return y
-
-
-def copy_to(x, device):  # NumPy has one device: a copy is a copy
-    return x.copy()
-
-
-def relu(x):
-    return np.maximum(x, np.zeros((), x.dtype))
 
 
 class NumpyAdapter(Adapter):
     name = "numpy"
     requires = "numpy"
     namespace = "np"
-    imports = {"np": "numpy"}
+    imports = {"np": "numpy", "ops": "compat.adapters.numpy_ops"}
     OPS = {
-        "norm": "np.linalg.norm",
-        "set_at": set_at,
-        "add_at": add_at,
-        "put_along_axis": put_along_axis,
-        "copy_to": copy_to,
-        "relu": relu,
+        # several statements, or bfloat16 by float16's rule (compat.adapters.numpy_ops)
+        **{op: f"ops.{op}" for op in ("set_at", "add_at", "setitem", "put_along_axis", "copy_to", "relu", "matmul",
+                                       "clip", "sum", "prod", "mean", "norm")},
         "compiled_add": "np.add",  # nothing to compile: the plain call
         **dict.fromkeys(("grad", "jacobian", "per_example_grad", "hvp"), NO_AUTODIFF),
     }
+
+    def preparation(self, op, args, kwargs):
+        """NEP 50 for bfloat16, which ml_dtypes lacks: the operands of an elementwise
+        operation that has a Python scalar beside bfloat16 operands go through
+        ``numpy_ops.weak_scalars`` (see compat.adapters.numpy_ops). Not when the call
+        asks for another dtype: NumPy converts the scalar straight to that one."""
+        if kwargs.get("dtype") not in (None, "bfloat16"):
+            return None
+        if ops.get(op).elementwise and numpy_ops.has_weak_scalar(args):
+            return numpy_ops.weak_scalars
+        return None
 
     def from_numpy(self, array, device):
         return np.array(array)  # a copy, and a plain ndarray (not a BackendArray view)

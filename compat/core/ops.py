@@ -178,7 +178,7 @@ TABLE: tuple[Op, ...] = (
     Op("copy_to", "(x, device)", "placement", "a copy of x on device", numpy="x.copy()", moves_to=1,
        correctly_rounded=True, example=(X, "the reference device")),
     Op("compiled_add", "(x1, x2)", "placement", "add inside the backend's compiler (jax.jit, tf.function)",
-       numpy="np.add", correctly_rounded=True, example=(X, Y)),
+       numpy="np.add", elementwise=True, correctly_rounded=True, example=(X, Y)),
     Op("grad", "(f, *xs)", "autodiff", "gradient of scalar f with respect to each input", transform=True),
     Op("jacobian", "(f, x)", "autodiff", "Jacobian of f at x", transform=True),
     Op("per_example_grad", "(f, params, batch)", "autodiff", "gradient for each example of a batch (vmap of grad)",

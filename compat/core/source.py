@@ -108,24 +108,24 @@ def has_nan_payload(array: np.ndarray) -> bool:
     return bool((((bits & ~sign) > infinity) & (bits != plain)).any())
 
 
-def function_source(function, rename: dict[str, str] | None = None) -> str:
-    """The definition of ``function`` and of what it uses from its own module
-    (helper functions, constants), each name in ``rename`` replaced, so that the text
-    runs where the module's imports are made."""
-    module = inspect.getmodule(inspect.unwrap(function))
+def function_source(*functions, rename: dict[str, str] | None = None) -> str:
+    """The definitions of ``functions`` and of what they use from their own modules
+    (helper functions, constants), each once and each name in ``rename`` replaced, so
+    that the text runs where the modules' imports are made."""
     needed, constants = [], {}
 
-    def visit(fn):
+    def visit(fn, module):
         if fn in needed:
             return
         needed.append(fn)
         for name, value in inspect.getclosurevars(fn).globals.items():
             if isinstance(inspect.unwrap(value), types.FunctionType) and inspect.getmodule(value) is module:
-                visit(inspect.unwrap(value))
+                visit(inspect.unwrap(value), module)
             elif isinstance(value, (int, float, str, bool)):
                 constants[name] = value
 
-    visit(inspect.unwrap(function))
+    for function in functions:
+        visit(inspect.unwrap(function), inspect.getmodule(inspect.unwrap(function)))
     text = "".join(f"{name} = {value!r}\n" for name, value in constants.items())
     text += "\n".join(inspect.getsource(fn) for fn in reversed(needed))
     for old, new in (rename or {}).items():

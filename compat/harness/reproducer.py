@@ -105,6 +105,12 @@ def native_call(case: Case, adapter: Adapter, device: str | None = None) -> tupl
     args = [convert(a, i) for i, a in enumerate(case.args)]
     op = adapter.op_source(case.op)
     definitions = [op.definitions] if op.definitions else []
+    prepare = adapter.preparation(case.op, case.args, case.kwargs) if case.program is None else None
+    if prepare is not None:  # the arguments go through it, as Adapter.call passes them
+        target = adapter.function(case.op)
+        source = adapter.compat_source(prepare, *[target] if op.definitions else [])  # shared helpers once
+        definitions = [source.definitions]
+        args = [f"*{source.expression}({', '.join(args)})"]
     if case.program is not None:
         function = f"f_{adapter.name.replace('-', '_')}"
         definitions.append(case.program.source(adapter, function, device))

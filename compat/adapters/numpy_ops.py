@@ -1,0 +1,146 @@
+"""The reference's operations that are not one NumPy call (reproducers show these
+definitions as they are), and bfloat16 by float16's rule.
+
+NumPy has no bfloat16; ml_dtypes adds one, but where NumPy would treat it as it
+treats float16 (NEP 50), NumPy with ml_dtypes does not:
+
+- a Python float with a bfloat16 array gives float32 (float64 in where), where
+  float16 stays float16; a Python int beyond int64 raises TypeError, where for
+  float16 it is converted through a Python float (inf beyond the range;
+  OverflowError beyond a float's); stored into a bfloat16 array, the same int raises;
+- matmul and clip of bfloat16 return float32 (ml_dtypes has no bfloat16 loop
+  for them: NumPy runs float32's); np.linalg.norm returns float64;
+- sum, prod and mean of bfloat16 round to bfloat16 at every step (4096 ones
+  sum to 256), where NumPy accumulates float16 in float32 and rounds once.
+
+The reference defines bfloat16 as NumPy defines float16: a Python bool, int or
+float beside bfloat16 operands is converted to bfloat16 first (``weak_scalars``;
+the NumPy adapter passes the operands of an elementwise operation through it,
+and reproducers show it), a Python complex to complex64; a result is bfloat16,
+computed as ml_dtypes computes bfloat16 with bfloat16 (in float32, rounded
+once), and a sum of terms accumulates in float32 and is rounded once.
+
+One difference from float16 stays: ml_dtypes converts a Python float to bfloat16
+through float32 (two roundings, as PyTorch, JAX and TensorFlow convert it),
+where NumPy rounds a float to float16 once.
+"""
+
+import numpy as np
+
+
+def set_at(x, index, values):
+    y = x.copy()
+    y[index] = stored(y, values)
+    return y
+
+
+def add_at(x, index, values):
+    y = x.copy()
+    np.add.at(y, index, stored(y, values))
+    return y
+
+
+def put_along_axis(x, indices, values, axis):
+    y = x.copy()
+    np.put_along_axis(y, indices, stored(y, values), axis)
+    return y
+
+
+def copy_to(x, device):  # NumPy has one device: a copy is a copy
+    return x.copy()
+
+
+def relu(x):
+    return np.maximum(x, np.zeros((), x.dtype))
+
+
+# -- bfloat16 by float16's rule ------------------------------------------------------
+
+def is_bfloat16(dtype):
+    return dtype is not None and np.dtype(dtype).name == "bfloat16"
+
+
+def common_dtype(args):
+    """The dtype the arrays among args promote to, or None (no array, or no common dtype)."""
+    arrays = [a for a in args if isinstance(a, np.ndarray)]
+    try:
+        return np.result_type(*arrays) if arrays else None
+    except TypeError:  # bfloat16 with float16, or with integers wider than 8 bits
+        return None
+
+
+def has_weak_scalar(args):
+    """A Python scalar among operands that promote to bfloat16: weak_scalars changes them."""
+    return is_bfloat16(common_dtype(args)) and any(type(a) in (bool, int, float, complex) for a in args)
+
+
+def weak_scalars(*operands):
+    """NEP 50 for bfloat16: beside operands that promote to bfloat16, a Python bool, int or
+    float becomes a 0-d bfloat16 array and a Python complex a 0-d complex64 array, as NumPy
+    converts them beside float16 (an int through a Python float: inf beyond bfloat16's
+    range, OverflowError beyond a float's). Other operands are returned as they are."""
+    dtype = common_dtype(operands)
+    if not is_bfloat16(dtype):
+        return operands
+    return tuple(np.asarray(a, np.complex64) if type(a) is complex
+                 else np.asarray(float(a), dtype) if type(a) in (bool, int, float) else a for a in operands)
+
+
+def stored(y, values):
+    """values to write into y: a Python bool, int or float into bfloat16 is converted as
+    NumPy converts one into float16, through a Python float (ml_dtypes raises TypeError for
+    an int beyond int64); anything else as it is."""
+    if is_bfloat16(y.dtype) and type(values) in (bool, int, float):
+        return np.asarray(float(values), y.dtype)
+    return values
+
+
+def setitem(x, index, values):
+    x[index] = stored(x, values)
+    return x
+
+
+def rounded_once(result, *operands):
+    """The result in the dtype of operands that promote to bfloat16: ml_dtypes has no bfloat16
+    loop for a matrix product or for clipping, so NumPy runs float32's and returns float32
+    (for float16 it keeps float16)."""
+    dtype = common_dtype(operands)
+    return result.astype(dtype) if is_bfloat16(dtype) else result
+
+
+def matmul(x1, x2):
+    return rounded_once(np.matmul(x1, x2), x1, x2)
+
+
+def clip(x, lo, hi):
+    return rounded_once(np.clip(x, lo, hi), x, lo, hi)
+
+
+def in_float32(reduction, x, dtype, **kwargs):
+    """A reduction into bfloat16 as NumPy reduces into float16: its terms add up (or
+    multiply) in float32 and the result is rounded once (ml_dtypes rounds every step)."""
+    into = x.dtype if dtype is None else np.dtype(dtype)
+    if not is_bfloat16(into):
+        return reduction(x, dtype=dtype, **kwargs)
+    return reduction(x, dtype=np.float32, **kwargs).astype(into)
+
+
+def sum(x, axis=None, keepdims=False, dtype=None):
+    return in_float32(np.sum, x, dtype, axis=axis, keepdims=keepdims)
+
+
+def prod(x, axis=None, keepdims=False, dtype=None):
+    return in_float32(np.prod, x, dtype, axis=axis, keepdims=keepdims)
+
+
+def mean(x, axis=None, keepdims=False, dtype=None):
+    return in_float32(np.mean, x, dtype, axis=axis, keepdims=keepdims)
+
+
+def norm(x):
+    """As NumPy for float16: the dot product of x with itself accumulated in float32 and
+    rounded once, then the square root in x's dtype (np.linalg.norm gives bfloat16 float64)."""
+    if not is_bfloat16(x.dtype):
+        return np.linalg.norm(x)
+    flat = x.reshape(-1).astype(np.float32)
+    return np.sqrt(np.dot(flat, flat).astype(x.dtype))
