@@ -70,7 +70,7 @@ def real_run(tmp_path_factory):
     checks records for both, divergence records (exhaustive and Hypothesis-shrunk) for the broken one."""
     tmp = tmp_path_factory.mktemp("real-run")
     process = run_pytest(["compat/specs/promotion.py", "compat/specs/broadcasting.py", "-q",
-                          "--backends", "numpy", "--adapter", "tests.broken_adapters:Float32SlightlyOff",
+                          "--backends", "numpy", "--adapter", "compat.adapters.broken:Float32SlightlyOff",
                           "--compat-mode", "report", "--hypothesis-seed", "0",
                           "-k", "(binary_operation_on_every_pair or elementwise_operands_broadcast) and add"], tmp)
     assert process.returncode == 0, output(process)
