@@ -215,7 +215,7 @@ def render(rows: list[Row], seeds: int, seconds: float) -> str:
                           ", ".join(sorted(r.kinds)) or "-"])
         else:
             median = statistics.median(r.examples) if r.examples else "-"
-            lines.append([r.family, r.name, f"{r.caught}/{seeds}" + ("" if r.caught == seeds else "  MISSED"),
+            lines.append([r.family, r.name, f"{r.caught}/{seeds}" + ("" if r.caught == seeds else " MISSED"),
                           f"{median:g}" if median != "-" else median,
                           common(r.specs) or (r.problems[0] if r.problems else "-"), ", ".join(sorted(r.kinds)) or "-"])
     faulty = [r for r in rows if r.fault is not None]
@@ -226,8 +226,8 @@ def render(rows: list[Row], seeds: int, seconds: float) -> str:
             f"{seconds:.0f} s\n\nfaults:\n{rules}")
 
 
-def common(specs: Counter, shown: int = 2) -> str:
+def common(specs: Counter, shown: int = 1) -> str:
     """The specs that caught it most often (over the seeds), the first ``shown``."""
     names = [name for name, _ in specs.most_common()]
     more = len(names) - shown
-    return ", ".join(names[:shown]) + (f" +{more} more" if more > 0 else "")
+    return ", ".join(names[:shown]) + (f" (+{more} more)" if more > 0 else "")

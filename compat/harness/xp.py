@@ -123,14 +123,17 @@ def pytest_pyfunc_call(pyfuncitem):
 
 @contextlib.contextmanager
 def examples_share(test, share: float):
-    """Run the Hypothesis test ``test`` with ``share`` of its max_examples (at least 5)."""
+    """Run the Hypothesis test ``test`` with ``share`` of its max_examples (at least 5, or
+    of a spec run once per input class, 5 over all classes)."""
     # Hypothesis reads a test's settings from this attribute at each call; a
     # parametrized test is one function, so the change lasts for this call only.
     current = getattr(test, "_hypothesis_internal_use_settings", None)
     if current is None or share >= 1 or not getattr(test, "is_hypothesis_test", False):
         yield
         return
-    fewer = max(min(5, current.max_examples), round(current.max_examples * share))
+    # at least 5 per spec: a spec run once per input class (input_classes) shares them out
+    least = max(1, min(5, current.max_examples) // getattr(test, "compat_input_classes", 1))
+    fewer = max(least, round(current.max_examples * share))
     test._hypothesis_internal_use_settings = settings(current, max_examples=fewer)
     try:
         yield
