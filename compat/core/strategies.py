@@ -98,7 +98,7 @@ def input_classes(name: str, classes):
 
     def decorate(test):
         test = pytest.mark.parametrize(name, classes)(settings(max_examples=share)(test))
-        test.compat_input_classes = len(classes)  # device rows, which check a share of the examples, divide their least by it
+        test.compat_input_classes = (name, classes)  # for the checks records, and the device rows' share of examples
         return test
     return decorate
 

@@ -109,7 +109,8 @@ def pytest_pyfunc_call(pyfuncitem):
     counters = checker.backend.plugin.kernel_counters() if checker.device is not None else None
     if counters:  # which operations of this spec really ran on the plug-in (kernel coverage)
         compat.write(records.Coverage(**common, ops=counters))
-    compat.write(records.Checks(**common, cases=dict(checker.cases), unsupported=dict(checker.unsupported), tables=tables))
+    compat.write(records.Checks(**common, cases=dict(checker.cases), unsupported=dict(checker.unsupported), tables=tables,
+                                input_class=input_class(pyfuncitem)))
     if others:
         raise escaped
     new = [r for r in divergences if r.status == "new"]
@@ -119,6 +120,15 @@ def pytest_pyfunc_call(pyfuncitem):
     if known:
         pytest.xfail("known divergences: " + ", ".join(known))
     return None
+
+
+def input_class(item) -> dict | None:
+    """The input class this param of a spec covers (compat.core.strategies.input_classes), or None."""
+    declared = getattr(item.obj, "compat_input_classes", None)
+    if declared is None:
+        return None
+    name, classes = declared
+    return {"name": name, "value": str(item.callspec.params[name]), "all": [str(c) for c in classes]}
 
 
 @contextlib.contextmanager
@@ -132,7 +142,8 @@ def examples_share(test, share: float):
         yield
         return
     # at least 5 per spec: a spec run once per input class (input_classes) shares them out
-    least = max(1, min(5, current.max_examples) // getattr(test, "compat_input_classes", 1))
+    classes = len(getattr(test, "compat_input_classes", ("", [None]))[1])
+    least = max(1, min(5, current.max_examples) // classes)
     fewer = max(least, round(current.max_examples * share))
     test._hypothesis_internal_use_settings = settings(current, max_examples=fewer)
     try:

@@ -145,6 +145,7 @@ class Checks(Record):
     cases: dict[str, int]  # operation -> cases checked
     unsupported: dict[str, str] = field(default_factory=dict)  # operation -> the adapter's reason
     tables: list[str] = field(default_factory=list)
+    input_class: dict | None = None  # name, value, all: the input class this param of the spec covers
 
 
 @dataclass(kw_only=True)
