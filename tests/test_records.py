@@ -223,7 +223,7 @@ def test_checks_say_which_input_class_each_param_covered(real_run):
     (coverage,) = [c for c in aggregate.input_classes(run.checks) if c.spec == "test_elementwise_operands_broadcast"]
     assert (coverage.name, coverage.classes) == ("ranks", list(RANK_RELATIONS[2]))
     assert coverage.covered == {"numpy": set(coverage.classes), "broken_float32_value": set(coverage.classes)}
-    assert f"  test_elementwise_operands_broadcast by ranks: {', '.join(coverage.classes)} - all, on 2 backend(s)/device(s)" \
+    assert f"  test_elementwise_operands_broadcast by ranks: {' | '.join(coverage.classes)} - all, on 2 backend(s)/device(s)" \
         in report.class_coverage_lines(run)
 
 

@@ -158,7 +158,7 @@ def class_coverage_lines(run: Run) -> list[str]:
     for coverage in found:
         missing = coverage.missing()
         where = len(coverage.covered)
-        out.append(f"  {coverage.spec} by {coverage.name}: " + ", ".join(coverage.classes)
+        out.append(f"  {coverage.spec} by {coverage.name}: " + " | ".join(coverage.classes)
                    + (f" - all, on {where} backend(s)/device(s)" if not missing else ""))
         out += [f"      not covered on {w}: {', '.join(classes)}" for w, classes in missing.items()]
     return out
