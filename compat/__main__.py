@@ -1,4 +1,4 @@
-"""compat's command line: ``python -m compat {survey,report,bench,merge,dashboard,devices,selftest,ops,known}``."""
+"""compat's command line: ``python -m compat {survey,report,bench,merge,dashboard,devices,selftest,detect,ops,known}``."""
 
 from __future__ import annotations
 
@@ -80,6 +80,21 @@ def main(argv: list[str] | None = None) -> int:
     selftest.add_argument("--seed", type=int, default=0, help="fault and Hypothesis seed (default: 0)")
     selftest.add_argument("-n", "--workers", default="auto", help="pytest-xdist workers per fault (default: auto)")
 
+    detect = commands.add_parser("detect", help="run deliberately broken adapters under N seeds and show which specs catch them",
+                                 description="Run each fault of compat.adapters.broken (an adapter with one rule of NumPy's "
+                                             "semantics broken) against the specs of its family under SEEDS seeds of the "
+                                             "default Hypothesis profile (40 examples per spec), beside the backend it is "
+                                             "built on as a control, and print per fault the share of seeds that caught it "
+                                             "and the median examples until its first divergence. Exit status 1 if a fault "
+                                             "was missed under some seed or a control showed a divergence. Extra arguments "
+                                             "go to pytest (e.g. -k).")
+    detect.add_argument("--seeds", type=positive, default=10, metavar="N", help="how many seeds (default: 10)")
+    detect.add_argument("--first-seed", type=natural, default=0, metavar="S", help="the first seed (default: 0): seeds S..S+N-1")
+    detect.add_argument("--faults", default=None, metavar="LIST",
+                        help="comma-separated faults: adapter names (broken_clamp), class names of compat.adapters.broken, "
+                             "or module:Class paths of your own with a family attribute (default: all whose framework is installed)")
+    detect.add_argument("-j", "--jobs", type=positive, default=2, metavar="N", help="pytest runs at a time (default: 2)")
+
     ops = commands.add_parser("ops", help="print the table of operations and each installed backend's support",
                               description="compat's table of operations (compat/core/ops.py): each operation's NumPy "
                                           "signature and facts, and for each installed backend whether its adapter maps "
@@ -100,7 +115,7 @@ def main(argv: list[str] | None = None) -> int:
     known.add_argument("--entry", default=None, metavar="ID", help="examples: the registry entry (required)")
 
     args, extra = parser.parse_known_args(argv)
-    if extra and args.command not in ("survey", "selftest"):
+    if extra and args.command not in ("survey", "selftest", "detect"):
         parser.error(f"unrecognized arguments: {' '.join(extra)}")
     try:
         if args.command == "survey":
@@ -121,12 +136,36 @@ def main(argv: list[str] | None = None) -> int:
             from compat.harness import selftest as selftest_module
 
             return selftest_module.main(args.backends, args.seed, args.workers, extra)
+        if args.command == "detect":
+            from compat.harness import detect as detect_module
+
+            return detect_module.main(args.seeds, args.first_seed, args.faults, args.jobs, extra)
         from compat.harness import bench as bench_module
 
         return bench_module.main(args.backends)
     except (records.ResultsError, registry.RegistryError, store.StoreError, adapters.AdapterError, DeviceBuildError) as error:
         print(f"compat {args.command}: {error}", file=sys.stderr)
         return 2
+
+
+def whole(text: str, least: int) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < least:
+        raise argparse.ArgumentTypeError(f"must be at least {least}, not {value}")
+    return value
+
+
+def positive(text: str) -> int:
+    """argparse type: a whole number of at least 1."""
+    return whole(text, 1)
+
+
+def natural(text: str) -> int:
+    """argparse type: a whole number of at least 0."""
+    return whole(text, 0)
 
 
 def devices_command(args) -> int:

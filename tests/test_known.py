@@ -107,7 +107,7 @@ x1 = "np.array([3, 4], dtype=np.uint8)\""""
 def test_replays_reproduce_what_still_holds_and_report_what_is_fixed(tmp_path):
     """A broken adapter's real divergence is reproduced by its example (a known divergence);
     an entry whose example no longer diverges is reported fixed in the adapter's version."""
-    broken = "tests.broken_adapters:Int8Uint8PromotesToInt8"
+    broken = "compat.adapters.broken:Int8Uint8PromotesToInt8"
     path = tmp_path / "registry.toml"
     path.write_text(ENTRY.format(backend="broken_int8_uint8", example=STILL_DIVERGES)
                     + ENTRY.format(backend="broken_int8_uint8", example=NO_LONGER_DIVERGES).replace('"planted"', '"fixed-one"'))

@@ -1,5 +1,5 @@
-"""Meta-tests: the harness must catch deliberately broken adapters (tests/broken_adapters.py)
-registered through the public path ``--adapter tests.broken_adapters:Name``, record the
+"""Meta-tests: the harness must catch deliberately broken adapters (compat/adapters/broken.py)
+registered through the public path ``--adapter compat.adapters.broken:Name``, record the
 divergence with the right kind and op, give a reproducer that shows it, and fail the
 spec in strict mode. And NumPy checked against itself must give no divergence at all.
 """
@@ -18,7 +18,7 @@ from tests.helpers import Jobs, output, reproducer_lines, run_pytest, run_reprod
 
 @dataclass(frozen=True)
 class Plant:
-    adapter: str  # class in tests.broken_adapters
+    adapter: str  # class in compat.adapters.broken
     name: str  # its adapter name
     spec: str  # spec file
     select: str  # -k expression
@@ -48,7 +48,7 @@ def jobs(tmp_path_factory):
     table = {}
     for key, plant in PLANTS.items():
         for mode in ("report", "strict"):
-            args = [plant.spec, "-q", "--adapter", f"tests.broken_adapters:{plant.adapter}",
+            args = [plant.spec, "-q", "--adapter", f"compat.adapters.broken:{plant.adapter}",
                     "--compat-mode", mode, "-k", plant.select, *plant.extra]
             # strict runs as a user would: with the shipped registry, which must not hide these bugs
             table[(key, mode)] = (lambda args=args, where=tmp / f"{key}-{mode}", shipped=mode == "strict":

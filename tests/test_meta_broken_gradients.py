@@ -1,6 +1,6 @@
 """Meta-tests for the gradient family (compat/specs/gradients.py): gradient bugs planted
-in the torch adapter (tests/broken_adapters.py), registered through the public path
-``--adapter tests.broken_adapters:Name``, must be caught against finite differences
+in the torch adapter (compat/adapters/broken.py), registered through the public path
+``--adapter compat.adapters.broken:Name``, must be caught against finite differences
 (reference numpy-fd) with the right kind, and fail the spec in strict mode."""
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ PLANTS = {  # class -> (its adapter name, -k expression, the kind it must be cau
 @pytest.mark.parametrize("plant", PLANTS)
 def test_planted_gradient_bug_is_caught(plant, tmp_path):
     name, select, kind = PLANTS[plant]
-    process = run_pytest([SPEC, "-k", select, "--adapter", f"tests.broken_adapters:{plant}",
+    process = run_pytest([SPEC, "-k", select, "--adapter", f"compat.adapters.broken:{plant}",
                           "--hypothesis-seed", "0", "-p", "no:xdist",
                           "--device", "none"], tmp_path)  # the plants are in torch's own autodiff, on every device
     assert process.returncode == 1, output(process)  # strict mode: a new divergence fails the spec

@@ -1,6 +1,6 @@
 """Meta-tests for the indexing family (compat/specs/indexing.py): the harness must catch
-indexing bugs planted in NumPy adapters (tests/broken_adapters.py) registered through the
-public path ``--adapter tests.broken_adapters:Name``, record each with the right op and
+indexing bugs planted in NumPy adapters (compat/adapters/broken.py) registered through the
+public path ``--adapter compat.adapters.broken:Name``, record each with the right op and
 kind and an example call in Python syntax, give a reproducer that shows NumPy and the
 broken adapter disagreeing, and fail the spec in strict mode.
 
@@ -27,7 +27,7 @@ SPEC = "compat/specs/indexing.py"
 
 @dataclass(frozen=True)
 class Plant:
-    adapter: str  # class in tests.broken_adapters
+    adapter: str  # class in compat.adapters.broken
     name: str  # its adapter name
     select: str  # -k expression
     op: str
@@ -58,7 +58,7 @@ def run_plant(plant: Plant, where) -> dict:
     """The plant's spec in report mode, then in strict mode (the default) on the same
     Hypothesis database, as a user's rerun would: it replays the shrunk examples at
     once instead of searching and shrinking again. Both with the helpers' empty registry."""
-    args = [SPEC, "-q", "--adapter", f"tests.broken_adapters:{plant.adapter}", "-k", plant.select, *plant.extra]
+    args = [SPEC, "-q", "--adapter", f"compat.adapters.broken:{plant.adapter}", "-k", plant.select, *plant.extra]
     report = run_pytest([*args, "--compat-mode", "report"], where, results=where / "report")
     strict = run_pytest(args, where, results=where / "strict")
     return {"report": (where / "report", report), "strict": (where / "strict", strict)}
@@ -87,7 +87,7 @@ def report_divergences(jobs, key) -> list[dict]:
     assert {r["kind"] for r in json_of(run.divergences)} <= plant.kinds, [r["detail"] for r in json_of(run.divergences)]
     for record in json_of(run.divergences):
         assert record["family"] == "indexing" and record["status"] == "new" and record["known"] is None
-        assert record["backend"]["adapter"] == f"tests.broken_adapters:{plant.adapter}"
+        assert record["backend"]["adapter"] == f"compat.adapters.broken:{plant.adapter}"
     return json_of(run.divergences)
 
 

@@ -70,7 +70,7 @@ def real_run(tmp_path_factory):
     checks records for both, divergence records (exhaustive and Hypothesis-shrunk) for the broken one."""
     tmp = tmp_path_factory.mktemp("real-run")
     process = run_pytest(["compat/specs/promotion.py", "compat/specs/broadcasting.py", "-q",
-                          "--backends", "numpy", "--adapter", "tests.broken_adapters:Float32SlightlyOff",
+                          "--backends", "numpy", "--adapter", "compat.adapters.broken:Float32SlightlyOff",
                           "--compat-mode", "report", "--hypothesis-seed", "0",
                           "-k", "(binary_operation_on_every_pair or elementwise_operands_broadcast) and add"], tmp)
     assert process.returncode == 0, output(process)
@@ -211,3 +211,28 @@ def test_a_record_of_format_1_still_loads(tmp_path):
     assert loaded.problems == []
     [record] = loaded.runs["run-1"].divergences
     assert record.schema == 1 and record.tables == []
+
+
+# -- input classes covered -------------------------------------------------------------
+
+def test_checks_say_which_input_class_each_param_covered(real_run):
+    from compat.core.strategies import RANK_RELATIONS
+    from compat.results import aggregate, report
+
+    (run,) = records.load(real_run).runs.values()
+    (coverage,) = [c for c in aggregate.input_classes(run.checks) if c.spec == "test_elementwise_operands_broadcast"]
+    assert (coverage.name, coverage.classes) == ("ranks", list(RANK_RELATIONS[2]))
+    assert coverage.covered == {"numpy": set(coverage.classes), "broken_float32_value": set(coverage.classes)}
+    assert f"  test_elementwise_operands_broadcast by ranks: {' | '.join(coverage.classes)} - all, on 2 backend(s)/device(s)" \
+        in report.class_coverage_lines(run)
+
+
+def test_a_class_without_a_checked_case_is_reported_missing():
+    from compat.results import aggregate
+
+    declared = ["first lower", "second lower", "equal ranks"]
+    made = [records.from_json({**checks_record(cases={"add": n}, spec=f"compat/specs/broadcasting.py::test_x[numpy-{c}]"),
+                               "input_class": {"name": "ranks", "value": c, "all": declared}})
+            for c, n in zip(declared, [3, 0, 2])]
+    (coverage,) = aggregate.input_classes(made)
+    assert coverage.missing() == {"numpy": ["second lower"]}

@@ -76,6 +76,66 @@ def python_scalars(kind: type, array_dtype: str) -> st.SearchStrategy:
     return st.builds(complex, part, part)
 
 
+# -- input classes covered on purpose ------------------------------------------
+#
+# A rule distinguishes classes of input (which operand has the lower rank, where
+# advanced indices stand, ...). Drawn at random, a class that is 1 draw in 5 is
+# missed by some runs of 40 examples; a fault that shows only there is found by
+# luck. ``input_classes`` makes the class a parameter of the spec instead: one run
+# per class, each with an equal share of the profile's examples, drawn inside it.
+
+
+def input_classes(name: str, classes):
+    """Decorator of a Hypothesis spec: run it once per input class (a pytest parameter
+    ``name`` whose ids are the classes), each run with 1/len(classes) of the profile's
+    max_examples (at least 5), so that every run covers every class for about the
+    examples one run of the spec took before. The spec draws its input inside the class."""
+    import pytest
+    from hypothesis import settings
+
+    classes = list(classes)
+    share = max(5, settings.default.max_examples // len(classes))
+
+    def decorate(test):
+        test = pytest.mark.parametrize(name, classes)(settings(max_examples=share)(test))
+        test.compat_input_classes = (name, classes)  # for the checks records, and the device rows' share of examples
+        return test
+    return decorate
+
+
+RANK_RELATIONS = {2: {"first lower": 0, "second lower": 1, "equal ranks": None},
+                  3: {"first lower": 0, "second lower": 1, "third lower": 2, "equal ranks": None}}
+
+
+@st.composite
+def ranked_broadcastable_shapes(draw, num_shapes: int, lowest: int | None, max_dims: int = 6, min_side: int = 0,
+                                max_side: int = 3):
+    """Mutually broadcastable shapes in which operand ``lowest`` has a lower rank than
+    every other operand (None: all ranks equal). Drawn by hypothesis'
+    mutually_broadcastable_shapes, then the other operands get leading dimensions
+    (the result's size there, or 1) until the relation holds."""
+    drawn = draw(hnp.mutually_broadcastable_shapes(num_shapes=num_shapes, max_dims=max_dims - 1, min_side=min_side,
+                                                   max_side=max_side), label="shapes")
+    shapes = [list(s) for s in drawn.input_shapes]
+    result = list(drawn.result_shape)
+    new_side = draw(st.integers(min_side, max_side), label="new leading size")
+
+    def pad(shape: list, rank: int) -> list:
+        while len(shape) < rank:
+            from_right = len(shape)
+            size = result[-1 - from_right] if from_right < len(result) else new_side
+            shape.insert(0, draw(st.sampled_from([size, 1]), label="leading size"))
+        return shape
+
+    if lowest is None:
+        rank = max(len(s) for s in shapes)
+        shapes = [pad(s, rank) for s in shapes]
+    else:
+        rank = len(shapes[lowest]) + 1
+        shapes = [s if n == lowest else pad(s, rank) for n, s in enumerate(shapes)]
+    return [tuple(s) for s in shapes]
+
+
 def dtype_pairs(names=None) -> list[tuple[str, str]]:
     names = [n for n in (names or dtypes.ALL) if n in dtypes.available()]
     return list(itertools.product(names, repeat=2))

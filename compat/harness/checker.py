@@ -124,6 +124,9 @@ class Checker:
         self.seen: Counter[records.Key] = Counter()  # divergence -> examples that showed it
         self.kept: dict[records.Key, Found] = {}  # divergence -> smallest example
         self.first_seen: dict[records.Key, int] = {}  # divergence -> cases checked when it first showed
+        self.first_example: dict[records.Key, int] = {}  # divergence -> examples run when it first showed
+        self.examples = 0  # Hypothesis examples that checked something (outside Hypothesis: cases)
+        self._example = None  # the Hypothesis example being run (its ConjectureData)
         self.matched: Counter[str] = Counter()  # registry entry -> divergences it matched
         self.replays: list[tuple[str, Case, str]] = []  # registry examples replayed: (entry, case, status)
         self.unsupported: dict[str, str] = {}  # operation -> the reason the backend's adapter declares
@@ -217,6 +220,19 @@ class Checker:
         if self.declared_unsupported(op) is not None:
             pytest.skip(f"{self.backend.id} has no {op}: {self.unsupported[op]}")
 
+    def count_example(self) -> None:
+        """Count the example a check belongs to: a new Hypothesis example (whatever number of
+        checks it makes), or, outside Hypothesis (exhaustive tables), each case."""
+        if not hypothesis.currently_in_test_context():
+            self.examples += 1
+            return
+        from hypothesis.control import current_build_context
+
+        data = current_build_context().data
+        if data is not self._example:
+            self._example = data
+            self.examples += 1
+
     @timed
     def check(self, op: str, *args, **kwargs) -> Outcome:
         """Run ``op(*args, **kwargs)`` on both sides; a divergence is raised
@@ -233,6 +249,7 @@ class Checker:
         if unsupported is not None:
             return unsupported
         case = Case(op, args, kwargs, exact=exact)
+        self.count_example()
         expected = self.call(self.reference, case)
         actual = self.call(self.backend, case, self.device)
         self.cases[op] += 1
@@ -277,6 +294,7 @@ class Checker:
         if unsupported is not None:
             return unsupported
         case = Case(transform, args, program=program)
+        self.count_example()
         actual = self.call(self.backend, case, self.device)
         expected = gradient_tolerance(self.finite_differences, transform, program, args)
         self.cases[transform] += 1
@@ -326,6 +344,7 @@ class Checker:
         self.seen.update(keys)
         for key in keys:
             self.first_seen.setdefault(key, sum(self.cases.values()))
+            self.first_example.setdefault(key, self.examples)
         known = [self.registry.match(self.backend_info, f) for f in fields]
         self.matched.update(entry.id for entry in known if entry)
         found = Found(case, expected, actual, mismatches, known, reference)
@@ -391,6 +410,7 @@ class Checker:
                 reproducer=reproducer(found.case, found.reference, self.backend, self.device),
                 count=max(self.seen[self.key(fields)], 1),
                 first_seen_after=self.first_seen.get(self.key(fields), 0),
+                first_example=self.first_example.get(self.key(fields)),
                 known=entry.id if entry else None,
                 status="known" if entry else "new",
                 tables=tables,

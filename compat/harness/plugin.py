@@ -43,6 +43,10 @@ PROFILE_SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.functi
 settings.register_profile("dev", max_examples=40, **PROFILE_SETTINGS)
 settings.register_profile("ci", max_examples=40, derandomize=True, database=None, print_blob=True, **PROFILE_SETTINGS)
 settings.register_profile("thorough", max_examples=1000, **PROFILE_SETTINGS)
+# python -m compat detect: the default profile's examples, seed by seed; no database (a failure
+# found under one seed is not replayed under the next), no shrinking (it changes only the minimal example)
+settings.register_profile("detect", parent=settings.get_profile("dev"), database=None,
+                          phases=[p for p in settings.get_profile("dev").phases if p not in (Phase.reuse, Phase.shrink)])
 # python -m compat selftest: detection, not minimal examples
 settings.register_profile("selftest", max_examples=20, database=None,
                           **{**PROFILE_SETTINGS, "phases": [Phase.explicit, Phase.generate]})

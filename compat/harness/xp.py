@@ -109,7 +109,8 @@ def pytest_pyfunc_call(pyfuncitem):
     counters = checker.backend.plugin.kernel_counters() if checker.device is not None else None
     if counters:  # which operations of this spec really ran on the plug-in (kernel coverage)
         compat.write(records.Coverage(**common, ops=counters))
-    compat.write(records.Checks(**common, cases=dict(checker.cases), unsupported=dict(checker.unsupported), tables=tables))
+    compat.write(records.Checks(**common, cases=dict(checker.cases), unsupported=dict(checker.unsupported), tables=tables,
+                                input_class=input_class(pyfuncitem)))
     if others:
         raise escaped
     new = [r for r in divergences if r.status == "new"]
@@ -121,16 +122,29 @@ def pytest_pyfunc_call(pyfuncitem):
     return None
 
 
+def input_class(item) -> dict | None:
+    """The input class this param of a spec covers (compat.core.strategies.input_classes), or None."""
+    declared = getattr(item.obj, "compat_input_classes", None)
+    if declared is None:
+        return None
+    name, classes = declared
+    return {"name": name, "value": str(item.callspec.params[name]), "all": [str(c) for c in classes]}
+
+
 @contextlib.contextmanager
 def examples_share(test, share: float):
-    """Run the Hypothesis test ``test`` with ``share`` of its max_examples (at least 5)."""
+    """Run the Hypothesis test ``test`` with ``share`` of its max_examples (at least 5, or
+    of a spec run once per input class, 5 over all classes)."""
     # Hypothesis reads a test's settings from this attribute at each call; a
     # parametrized test is one function, so the change lasts for this call only.
     current = getattr(test, "_hypothesis_internal_use_settings", None)
     if current is None or share >= 1 or not getattr(test, "is_hypothesis_test", False):
         yield
         return
-    fewer = max(min(5, current.max_examples), round(current.max_examples * share))
+    # at least 5 per spec: a spec run once per input class (input_classes) shares them out
+    classes = len(getattr(test, "compat_input_classes", ("", [None]))[1])
+    least = max(1, min(5, current.max_examples) // classes)
+    fewer = max(least, round(current.max_examples * share))
     test._hypothesis_internal_use_settings = settings(current, max_examples=fewer)
     try:
         yield

@@ -204,3 +204,33 @@ def kernel_coverage(coverage: Iterable[Coverage]) -> dict[str, dict[str, dict[st
             for side in ("device", "fallback"):
                 found[record.where][op][side] += counts.get(side, 0)
     return {k: dict(v) for k, v in sorted(found.items())}
+
+
+@dataclass
+class ClassCoverage:
+    """A spec run once per input class: its classes, and per backend@device those it checked cases in."""
+
+    spec: str
+    name: str  # the class parameter
+    classes: list[str]
+    covered: dict[str, set[str]] = field(default_factory=dict)  # backend@device -> classes with cases
+
+    def missing(self) -> dict[str, list[str]]:
+        return {where: [c for c in self.classes if c not in got] for where, got in sorted(self.covered.items())
+                if set(self.classes) - got}
+
+
+def input_classes(checks: Iterable[Checks]) -> list[ClassCoverage]:
+    """Per spec that declares input classes (compat.core.strategies.input_classes), which
+    classes each backend and device covered: ran with at least one case checked."""
+    found: dict[tuple[str, str], ClassCoverage] = {}
+    for record in checks:
+        declared = record.input_class
+        if not declared:
+            continue
+        key = (record.spec_name, declared["name"])
+        coverage = found.setdefault(key, ClassCoverage(record.spec_name, declared["name"], list(declared["all"])))
+        got = coverage.covered.setdefault(record.where, set())
+        if sum(record.cases.values()):
+            got.add(declared["value"])
+    return [found[key] for key in sorted(found)]

@@ -123,6 +123,7 @@ class Divergence(Record):
     known: str | None  # the registry entry it matched
     status: str  # new | known
     first_seen_after: int = 0  # cases checked when it first showed
+    first_example: int | None = None  # examples run when it first showed, that one included (tables: cases)
     tables: list[str] = field(default_factory=list)  # report tables the spec feeds (e.g. the promotion grid)
 
     @property
@@ -144,6 +145,7 @@ class Checks(Record):
     cases: dict[str, int]  # operation -> cases checked
     unsupported: dict[str, str] = field(default_factory=dict)  # operation -> the adapter's reason
     tables: list[str] = field(default_factory=list)
+    input_class: dict | None = None  # name, value, all: the input class this param of the spec covers
 
 
 @dataclass(kw_only=True)

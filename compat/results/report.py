@@ -138,6 +138,7 @@ def text_report(run: Run, registry: Registry, every: bool = False) -> str:
                 "  on the device: " + (", ".join(f"{op} x{ops[op]['device']}" for op in on_device) or "none")]
         if fell_back:
             out.append("  CPU fallback: " + ", ".join(f"{op} x{ops[op]['fallback']}" for op in fell_back))
+    out += class_coverage_lines(run)
     differences = aggregate.promotion_differences(run.divergences)
     if differences:
         out += ["", "promotion: result dtypes that differ from NumPy"]
@@ -145,6 +146,22 @@ def text_report(run: Run, registry: Registry, every: bool = False) -> str:
             out += ["", f"{backend}:", table(["inputs", "numpy", backend, "ops"],
                                              [[r.inputs, r.numpy, r.backend, ", ".join(r.ops)] for r in rows])]
     return "\n".join(out)
+
+
+def class_coverage_lines(run: Run) -> list[str]:
+    """Per spec run once per input class: the classes, and those a backend or device left
+    without a checked case (a spec skipped there, or deselected)."""
+    found = aggregate.input_classes(run.checks)
+    if not found:
+        return []
+    out = ["", "input classes covered (specs run once per class of input):"]
+    for coverage in found:
+        missing = coverage.missing()
+        where = len(coverage.covered)
+        out.append(f"  {coverage.spec} by {coverage.name}: " + " | ".join(coverage.classes)
+                   + (f" - all, on {where} backend(s)/device(s)" if not missing else ""))
+        out += [f"      not covered on {w}: {', '.join(classes)}" for w, classes in missing.items()]
+    return out
 
 
 def json_report(run: Run, registry: Registry) -> dict:
@@ -156,6 +173,9 @@ def json_report(run: Run, registry: Registry) -> dict:
         "divergences": [r.to_json() for r in aggregate.distinct(run.divergences)],
         "promotion": {backend: [vars(r) | {"ops": list(r.ops)} for r in rows]
                       for backend, rows in aggregate.promotion_differences(run.divergences).items()},
+        "input_classes": [{"spec": c.spec, "name": c.name, "classes": c.classes,
+                           "covered": {where: sorted(got) for where, got in c.covered.items()}}
+                          for c in aggregate.input_classes(run.checks)],
         "surveys": {name: {"backends": t.columns, "rows": t.rows}
                     for name, t in aggregate.survey_tables(run.observations).items()},
         "kernel_coverage": aggregate.kernel_coverage(run.coverage),

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from compat.core import ops
-from compat.core.strategies import arrays
+from compat.core.strategies import RANK_RELATIONS, arrays, input_classes, ranked_broadcastable_shapes
 
 ELEMENTWISE = ops.names("add", "multiply", "maximum", "less")  # one arithmetic, one selecting, one comparison
 MAX_DIMS = 6
@@ -45,19 +45,27 @@ def incompatible_shapes(draw, num_shapes=2):
     return [tuple(s) for s in shapes]
 
 
+def ranked_shapes(num_shapes, ranks):
+    """Broadcastable shapes in a rank relation: one operand of lower rank than the others, or equal ranks."""
+    return ranked_broadcastable_shapes(num_shapes, RANK_RELATIONS[num_shapes][ranks], max_dims=MAX_DIMS, max_side=MAX_SIDE)
+
+
 @pytest.mark.parametrize("op", ELEMENTWISE)
-@given(shapes=broadcastable_shapes(2), data=st.data())
-def test_elementwise_operands_broadcast(xp, op, shapes, data):
-    """op(a, b) has shape broadcast(a.shape, b.shape) and NumPy's values."""
-    a, b = (data.draw(exact_arrays(s), label=f"operand {i}") for i, s in enumerate(shapes.input_shapes))
+@input_classes("ranks", RANK_RELATIONS[2])
+@given(data=st.data())
+def test_elementwise_operands_broadcast(xp, op, ranks, data):
+    """op(a, b) has shape broadcast(a.shape, b.shape) and NumPy's values, whichever operand has the lower rank."""
+    shapes = data.draw(ranked_shapes(2, ranks), label="shapes")
+    a, b = (data.draw(exact_arrays(s), label=f"operand {i}") for i, s in enumerate(shapes))
     xp.check(op, a, b)
 
 
 @pytest.mark.parametrize("op", ops.names("where", "clip"))
-@given(shapes=broadcastable_shapes(3), data=st.data())
-def test_three_operands_broadcast(xp, op, shapes, data):
-    """where(cond, x, y) and clip(x, lo, hi) broadcast all three operands together."""
-    first, second, third = shapes.input_shapes
+@input_classes("ranks", RANK_RELATIONS[3])
+@given(data=st.data())
+def test_three_operands_broadcast(xp, op, ranks, data):
+    """where(cond, x, y) and clip(x, lo, hi) broadcast all three operands together, whichever has the lower rank."""
+    first, second, third = data.draw(ranked_shapes(3, ranks), label="shapes")
     if op == "where":
         cond = data.draw(arrays("bool", first), label="condition")
         xp.check("where", cond, data.draw(exact_arrays(second), label="x"), data.draw(exact_arrays(third), label="y"))

@@ -65,6 +65,19 @@ def test_matmul_on_every_pair_of_dtypes(xp):
             xp.check("matmul", sample(left, [1, 2, 0, 1], (2, 2)), sample(right, [1, 0, 2, 1], (2, 2)))
 
 
+SCALARS = {"bool": True, "int": 2, "float": 2.5, "complex": 1 + 2j}  # one moderate value of each Python kind
+
+
+@pytest.mark.parametrize("op", ops.names("add", "true_divide", "less"))
+def test_python_scalar_with_every_dtype(xp, op):
+    """op(array of dtype A, Python scalar of kind K), in both orders, for every A and K: the scalar is
+    weak (the table behind the Hypothesis spec below, so that no dtype and kind is left to chance)."""
+    for dtype in xp.sample(dtypes.available()):
+        for scalar in SCALARS.values():
+            xp.check(op, sample(dtype, LEFT), scalar)
+            xp.check(op, scalar, sample(dtype, LEFT))
+
+
 @pytest.mark.parametrize("op", ARITHMETIC_AND_COMPARISON)
 @given(data=st.data())
 def test_array_with_python_scalar(xp, op, data):
