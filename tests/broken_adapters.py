@@ -96,3 +96,32 @@ class SlowNumpy(NumpyAdapter):
 
         time.sleep(0.05)
         return super().call(op, args, kwargs, device)
+
+
+# -- real backends in a config a registry entry covers (tests/test_registry_narrow.py) ---
+# They keep the backend's name and config, so the shipped registry's entries for that
+# backend apply to them; the bug each one plants is one a too-broad entry would hide.
+
+from compat.adapters.jax import JaxAdapter  # noqa: E402 - imports jax only when it runs
+
+
+class JaxX32Int64AsInt16(JaxAdapter):
+    """JAX without x64, whose add gives int16 where it should give int32 (NumPy: int64):
+    a 64-bit result that comes out narrower than JAX's documented 32-bit counterpart
+    (run it as ``JaxX32Int64AsInt16[x32]``)."""
+
+    def call(self, op, args, kwargs=None, device=None):
+        outcome = super().call(op, args, kwargs, device)
+        if op == "add" and not outcome.raised and outcome.values is not None and outcome.values.dtype == np.int32:
+            return with_values(outcome, outcome.values.astype(np.int16))
+        return outcome
+
+
+class TorchUnsignedGetitemRaises(TorchAdapter):
+    """PyTorch whose indexing of a uint16/uint32/uint64 tensor raises TypeError: a bug
+    in the indexing family, with the unsigned dtypes PyTorch supports only in part."""
+
+    def call(self, op, args, kwargs=None, device=None):
+        if op == "getitem" and isinstance(args[0], np.ndarray) and args[0].dtype.name in ("uint16", "uint32", "uint64"):
+            return Outcome(error=TypeError("planted: no indexing of unsigned tensors"), error_category="dtype")
+        return super().call(op, args, kwargs, device)

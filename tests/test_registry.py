@@ -226,11 +226,18 @@ def test_bad_versions_specifier(tmp_path, versions):
 
 
 @pytest.mark.parametrize("field, value", [("op", "[]"), ("op", "3"), ("inputs", '["int8", 3]'), ("config", '"x64"'),
-                                          ("reason", "42")])
+                                          ("reason", "42"), ("broad", "true")])
 def test_badly_typed_fields(tmp_path, field, value):
     message = load_error(tmp_path, entry("bad-type", **{field: value}).replace('reason = "because"\n', "")
                          if field == "reason" else entry("bad-type", **{field: value}))
     assert "bad-type" in message and field in message
+
+
+def test_broad_says_why_an_entry_names_no_family_or_operation(tmp_path):
+    known = load(tmp_path, entry("config-wide", broad='"every operation: the configuration decides"'), entry("narrow"))
+    assert [e.broad for e in known.entries] == ["every operation: the configuration decides", ""]
+    message = load_error(tmp_path, entry("empty-broad", broad='"  "'))
+    assert "empty-broad" in message and "broad" in message
 
 
 def test_entries_outside_known(tmp_path):

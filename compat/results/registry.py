@@ -13,6 +13,9 @@ field it sets matches; pattern fields take a glob or a list of globs:
     differs   what differs, in words                              (required)
     reason    why it is accepted                                  (required)
     source    public source (URL) where one exists
+    broad     why the entry cannot name its family or operations (an entry without
+              family or op hides every divergence of its kind it matches, so the
+              next real bug too: it must say why it cannot be narrower)
     examples  the minimal examples that show it: ``[[known.examples]]`` tables of
               family, call and inputs as a record writes them (``python -m compat
               known add`` copies them from a record), optionally exact = true,
@@ -41,7 +44,7 @@ from compat.results.records import Backend
 KINDS = ("dtype", "shape", "value", "error", "device", "crash", "timeout")
 PATTERNS = ("family", "op", "inputs", "expected", "actual", "device", "reference")
 REQUIRED = ("id", "backend", "kind", "differs", "reason")
-OPTIONAL = ("versions", "config", "source", "examples") + PATTERNS
+OPTIONAL = ("versions", "config", "source", "broad", "examples") + PATTERNS
 EXAMPLE_FIELDS = {"family", "call", "inputs", "exact", "backends", "device"}
 
 
@@ -78,6 +81,7 @@ class Entry:
     reason: str
     source: str = ""
     versions: str = ""
+    broad: str = ""  # why it names no family or no operation
     config: dict = field(default_factory=dict)
     patterns: dict = field(default_factory=dict)  # field -> tuple of globs
     examples: tuple[Example, ...] = ()
@@ -156,9 +160,11 @@ def parse_entry(raw: Any, where: str) -> Entry:
     unknown = set(raw) - set(REQUIRED) - set(OPTIONAL)
     if unknown:
         raise RegistryError(f"{where}: unknown field(s) {sorted(unknown)}")
-    for key in ("id", "backend", "differs", "reason", "versions", "source"):
+    for key in ("id", "backend", "differs", "reason", "versions", "source", "broad"):
         if key in raw and not isinstance(raw[key], str):
             raise RegistryError(f"{where}: {key!r} must be a string")
+    if "broad" in raw and not raw["broad"].strip():
+        raise RegistryError(f"{where}: 'broad' must say why the entry cannot name its family or operations")
     kinds = (raw["kind"],) if isinstance(raw["kind"], str) else tuple(raw["kind"]) if isinstance(raw["kind"], list) else ()
     bad = [k for k in kinds if k not in KINDS]
     if not kinds or bad:
@@ -180,7 +186,8 @@ def parse_entry(raw: Any, where: str) -> Entry:
             patterns[name] = globs
     return Entry(
         id=raw["id"], backend=raw["backend"], kinds=kinds, differs=raw["differs"], reason=raw["reason"],
-        source=raw.get("source", ""), versions=raw.get("versions", ""), config=raw.get("config", {}),
+        source=raw.get("source", ""), versions=raw.get("versions", ""), broad=raw.get("broad", ""),
+        config=raw.get("config", {}),
         patterns=patterns, examples=tuple(parse_example(e, f"{where}: example {n}")
                                           for n, e in enumerate(raw.get("examples", []), 1)),
     )

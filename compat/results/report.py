@@ -120,6 +120,8 @@ def text_report(run: Run, registry: Registry, every: bool = False) -> str:
         if entry:
             out.append(f"      differs: {entry.differs}")
             out.append(f"      reason: {entry.reason}" + (f" ({entry.source})" if entry.source else ""))
+            if entry.broad:
+                out.append(f"      broad: {entry.broad}")
         out.append(f"      ops: {', '.join(sorted({r.op for r in group}))}")
         for record in group if every else group[:2]:
             out.append("      " + one_line(record))
