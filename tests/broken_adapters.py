@@ -1,7 +1,8 @@
 """Adapters for compat's own tests that break the harness's process, not a rule of
 NumPy's semantics: they abort, hang, allocate without bound, or are slow (the faults
 that break one rule are compat.adapters.broken, which ``python -m compat detect``
-runs). And one that breaks nothing, for the benchmark's test of a miss.
+runs); one that breaks nothing, for the benchmark's test of a miss; and real backends
+with a bug planted where a too-broad registry entry would hide it.
 Registered through the public path: ``--adapter tests.broken_adapters:Name``.
 """
 
@@ -9,7 +10,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from compat.adapters.broken import with_values
+from compat.adapters.jax import JaxAdapter  # these import their framework only when used
 from compat.adapters.numpy import NumpyAdapter
+from compat.adapters.torch import TorchAdapter
+from compat.core.outcome import Outcome
 
 
 class NotBroken(NumpyAdapter):
@@ -101,9 +106,6 @@ class SlowNumpy(NumpyAdapter):
 # -- real backends in a config a registry entry covers (tests/test_registry_narrow.py) ---
 # They keep the backend's name and config, so the shipped registry's entries for that
 # backend apply to them; the bug each one plants is one a too-broad entry would hide.
-
-from compat.adapters.jax import JaxAdapter  # noqa: E402 - imports jax only when it runs
-
 
 class JaxX32Int64AsInt16(JaxAdapter):
     """JAX without x64, whose add gives int16 where it should give int32 (NumPy: int64):
