@@ -234,11 +234,11 @@ class _Builder:
             return self.apply("broadcast_to", [child], [value], params=(shape,))
         if value.ndim == 0:
             return None
-        index = self.draw(st.one_of(
-            # slices step forward: negative steps are torch's indexing divergence, the indexing family's business
-            hnp.basic_indices(value.shape, allow_newaxis=True, allow_ellipsis=True).filter(_forward_steps),
-            st.lists(st.integers(-value.shape[0], value.shape[0] - 1), min_size=1, max_size=4).map(np.array),
-        ), label="index")
+        # slices step forward: negative steps are torch's indexing divergence, the indexing family's business
+        indices = [hnp.basic_indices(value.shape, allow_newaxis=True, allow_ellipsis=True).filter(_forward_steps)]
+        if value.shape[0]:  # integer arrays need a first axis to point into (a slice can leave it empty)
+            indices.append(st.lists(st.integers(-value.shape[0], value.shape[0] - 1), min_size=1, max_size=4).map(np.array))
+        index = self.draw(st.one_of(*indices), label="index")
         return self.Node("getitem", (child,), params=(index,)), value[index]
 
     def matmul(self, child, value, depth):
