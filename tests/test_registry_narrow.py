@@ -8,16 +8,17 @@ broad entry of the past would have matched it, must have that bug reported as ne
 
 from __future__ import annotations
 
+import json
 import textwrap
 import tomllib
 from dataclasses import dataclass
 
 import pytest
 
-from compat.results import records, registry
+from compat.results import records, registry, report
 from compat.results.records import Backend
-from tests.helpers import SPECS, json_of, output, run_pytest
-from tests.test_registry import SHIPPED
+from tests.helpers import SPECS, divergence_record, json_of, output, run_pytest
+from tests.test_registry import SHIPPED, entry, write
 
 
 def test_every_shipped_entry_names_family_and_operation_or_says_why_not():
@@ -28,6 +29,15 @@ def test_every_shipped_entry_names_family_and_operation_or_says_why_not():
         if not named and not known.broad.strip():
             vague.append(known.id)
     assert not vague, f"entries without family and op, and without 'broad' saying why: {vague}"
+
+
+def test_the_report_shows_why_an_entry_is_broad(tmp_path):
+    known = registry.load(write(tmp_path, entry("config-wide", backend="numpy", broad='"the config decides"')))
+    (tmp_path / "run").mkdir()
+    (tmp_path / "run" / "records-main.jsonl").write_text(
+        json.dumps({**divergence_record(), "known": "config-wide", "status": "known"}) + "\n")
+    (run,) = records.load(tmp_path / "run").runs.values()
+    assert "      broad: the config decides" in report.text_report(run, known).splitlines()
 
 
 # -- planted bugs that the broad entries of the past hid ---------------------------------
