@@ -91,7 +91,7 @@ PLANTS = {
         differs = "operations on uint16/uint32/uint64 tensors raise"
         reason = "PyTorch's unsigned types other than uint8 have limited support in eager mode"
         """,
-        ("--hypothesis-seed", "0")),
+        ("--hypothesis-profile", "detect", "--hypothesis-seed", "0")),
 }
 
 
