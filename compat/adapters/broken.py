@@ -264,6 +264,25 @@ class OutOfBoundsIndicesClamped(NumpyAdapter):
         return super().call(op, args, kwargs, device)
 
 
+class OutOfBoundsWritesDropped(NumpyAdapter):
+    """set_at, add_at and x[index] = values skip the updates whose index lies beyond
+    its axis and apply the rest, where NumPy raises IndexError (reads still raise)."""
+
+    name = "broken_dropped_writes"
+    family = "indexing"
+
+    def call(self, op, args, kwargs=None, device=None):
+        if op in ("set_at", "add_at", "setitem") and isinstance(args[1], tuple) \
+                and all(IndexItems.is_int_array(i) for i in args[1]):
+            x, index, values = args[:3]
+            inside = np.logical_and.reduce([(i >= -side) & (i < side) for i, side in zip(index, x.shape)])
+            if not inside.all():
+                values = np.asarray(values)
+                kept = values[inside] if values.ndim and values.shape[0] == inside.shape[0] else values
+                args = (x, tuple(i[inside] for i in index), kept, *args[3:])
+        return super().call(op, args, kwargs, device)
+
+
 class AddAtLastWriteWins(NumpyAdapter):
     """add_at with a repeated index adds once (the last write wins, as with
     x[i] = x[i] + v) instead of accumulating like np.add.at."""
@@ -406,8 +425,8 @@ class CopyToAnotherDeviceStays(TorchAdapter):
 FAULTS = (
     Int8Uint8PromotesToInt8, Int32PlusFloatStaysInt32, Float32SlightlyOff, ZeroDimArraysPromoteLikeScalars,
     AddBroadcastsWrongly, LowerRankFirstOperandSwapped, WhereConditionAlignedLeft, KeepdimsIgnoredForSeveralAxes,
-    NegativeStepSliceOffByOne, AdvancedIndicesLeftInPlace, OutOfBoundsIndicesClamped, AddAtLastWriteWins,
-    SetAtFirstWriteWins,
+    NegativeStepSliceOffByOne, AdvancedIndicesLeftInPlace, OutOfBoundsIndicesClamped, OutOfBoundsWritesDropped,
+    AddAtLastWriteWins, SetAtFirstWriteWins,
     TanhGradientOffByOnePercent, GradientNotReducedOverBroadcast, Float64GradientsForFloat32,
     MaximumMinimumLeftOnTheHost, Int64AddLeftOnTheHost, CopyToAnotherDeviceStays,
 )  # every fault, by family: what python -m compat detect runs

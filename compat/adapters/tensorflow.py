@@ -107,8 +107,8 @@ class TensorflowAdapter(Adapter):
         message = str(error)
         if "Could not find device for node" in message or "registered kernels" in message.lower():
             return "dtype"  # no kernel for these dtypes
-        if "is not in [" in message:  # gather's "indices[0] = 5 is not in [0, 3)"
-            return "index"
+        if "is not in [" in message or "does not index into" in message:
+            return "index"  # gather's "indices[0] = 5 is not in [0, 3)", scatter's "indices[1] = [3] does not index into shape [3,2]"
         return super().classify(error)
 
     def devices(self):

@@ -173,31 +173,43 @@ def test_invalid_indices_raise(xp, data):
     xp.check("getitem", x, data.draw(invalid_indices(shape), label="index"))
 
 
+WRITE_BOUNDS = {"in bounds": False, "out of bounds": True}
+
+
 @st.composite
-def updates(draw):
-    """x, an integer-array index into x's leading dimensions (duplicates likely), and values."""
+def updates(draw, out_of_bounds: bool):
+    """x, an integer-array index into x's leading dimensions (duplicates likely), and values;
+    ``out_of_bounds``: one of the indices lies beyond its axis, on either side."""
     shape = draw(shapes(min_dims=1, max_dims=3, min_side=1, max_side=MAX_SIDE), label="shape")
     x = draw(arrays("float32", shape, elements=st.integers(-4, 4).map(float)), label="x")
     dims = draw(st.integers(1, len(shape)), label="indexed dims")
     count = draw(st.integers(1, 4), label="index length")
-    index = tuple(draw(hnp.arrays(np.intp, (count,), elements=st.integers(0, side - 1)), label="indices")
-                  for side in shape[:dims])
+    index = [draw(hnp.arrays(np.intp, (count,), elements=st.integers(0, side - 1)), label="indices")
+             for side in shape[:dims]]
+    if out_of_bounds:
+        axis = draw(st.integers(0, dims - 1), label="axis out of bounds")
+        side = shape[axis]
+        index[axis][draw(st.integers(0, count - 1), label="position out of bounds")] = draw(
+            st.integers(side, side + 3) | st.integers(-side - 3, -side - 1), label="index out of bounds")
     values = draw(arrays("float32", (count,) + shape[dims:], elements=st.integers(1, 9).map(float)), label="values")
-    return x, index, values
+    return x, tuple(index), values
 
 
 @pytest.mark.parametrize("op", ops.names("set_at", "add_at"))
-@given(case=updates())
-def test_functional_update_with_duplicate_indices(xp, op, case):
-    """set_at: an updated copy, the last write to a duplicate index wins; add_at: duplicates accumulate (np.add.at)."""
-    x, index, values = case
+@input_classes("indices", WRITE_BOUNDS)
+@given(data=st.data())
+def test_functional_update_with_duplicate_indices(xp, op, indices, data):
+    """set_at: an updated copy, the last write to a duplicate index wins; add_at: duplicates accumulate
+    (np.add.at); an index beyond its axis raises IndexError, as it does when reading."""
+    x, index, values = data.draw(updates(WRITE_BOUNDS[indices]), label="update")
     xp.check(op, x, index, values)
 
 
-@given(case=updates())
-def test_item_assignment_mutates_in_place(xp, case):
-    """x[index] = values works on a NumPy array and changes it in place."""
-    x, index, values = case
+@input_classes("indices", WRITE_BOUNDS)
+@given(data=st.data())
+def test_item_assignment_mutates_in_place(xp, indices, data):
+    """x[index] = values works on a NumPy array and changes it in place; an index beyond its axis raises IndexError."""
+    x, index, values = data.draw(updates(WRITE_BOUNDS[indices]), label="update")
     xp.check("setitem", x, index, values)
 
 
