@@ -227,16 +227,22 @@ def test_take_and_take_along_axis(xp, data):
     xp.check("take_along_axis", x, along, axis=axis)
 
 
+@input_classes("indices", WRITE_BOUNDS)
 @given(data=st.data())
-def test_put_along_axis(xp, data):
-    """put_along_axis on a copy writes values at indices along an axis; the last of duplicate writes wins."""
+def test_put_along_axis(xp, indices, data):
+    """put_along_axis on a copy writes values at indices along an axis; the last of duplicate writes wins;
+    an index beyond the axis raises IndexError."""
     shape = data.draw(shapes(min_dims=1, max_dims=3, min_side=1, max_side=MAX_SIDE), label="shape")
     x = data.draw(arrays("float32", shape, elements=st.integers(-4, 4).map(float)), label="x")
     axis = data.draw(st.integers(0, len(shape) - 1), label="axis")
+    side = shape[axis]
     along_shape = shape[:axis] + (data.draw(st.integers(1, 3), label="along size"),) + shape[axis + 1:]
-    indices = data.draw(hnp.arrays(np.intp, along_shape, elements=st.integers(0, shape[axis] - 1)), label="indices")
+    along = data.draw(hnp.arrays(np.intp, along_shape, elements=st.integers(0, side - 1)), label="indices")
+    if WRITE_BOUNDS[indices]:
+        where = data.draw(st.tuples(*(st.integers(0, n - 1) for n in along_shape)), label="position out of bounds")
+        along[where] = data.draw(st.integers(side, side + 3) | st.integers(-side - 3, -side - 1), label="index out of bounds")
     values = data.draw(arrays("float32", along_shape, elements=st.integers(5, 9).map(float)), label="values")
-    xp.check("put_along_axis", x, indices, values, axis=axis)
+    xp.check("put_along_axis", x, along, values, axis=axis)
 
 
 SEED = np.arange(24).reshape(2, 3, 4)
