@@ -146,17 +146,22 @@ def test_boolean_masks(xp, data):
     xp.check("getitem", x, data.draw(boolean_masks(shape), label="mask"))
 
 
+def out_of_bounds(side: int) -> st.SearchStrategy[int]:
+    """An index just beyond an axis of ``side`` elements, on either side."""
+    return st.integers(side, side + 3) | st.integers(-side - 3, -side - 1)
+
+
 @st.composite
 def invalid_indices(draw, shape):
     """Indices NumPy refuses: out-of-range integers and integer arrays, floats, too many indices."""
     kind = draw(st.sampled_from(["integer", "array", "float", "too many"]), label="invalid kind")
     axis = draw(st.integers(0, len(shape) - 1), label="axis")
     side = shape[axis]
-    beyond = st.integers(side, side + 3) | st.integers(-side - 3, -side - 1)
     if kind == "integer":
-        bad = draw(beyond, label="integer")
+        bad = draw(out_of_bounds(side), label="integer")
     elif kind == "array":
-        bad = np.array(draw(st.lists(st.integers(-side, side - 1), max_size=2)) + [draw(beyond)], dtype=np.intp)
+        inside = draw(st.lists(st.integers(-side, side - 1), max_size=2))
+        bad = np.array(inside + [draw(out_of_bounds(side))], dtype=np.intp)
     elif kind == "float":
         bad = draw(st.sampled_from([0.0, 1.0, -1.5]), label="float")
     else:
@@ -177,20 +182,19 @@ WRITE_BOUNDS = {"in bounds": False, "out of bounds": True}
 
 
 @st.composite
-def updates(draw, out_of_bounds: bool):
+def updates(draw, outside: bool):
     """x, an integer-array index into x's leading dimensions (duplicates likely), and values;
-    ``out_of_bounds``: one of the indices lies beyond its axis, on either side."""
+    ``outside``: one of the indices lies beyond its axis, on either side."""
     shape = draw(shapes(min_dims=1, max_dims=3, min_side=1, max_side=MAX_SIDE), label="shape")
     x = draw(arrays("float32", shape, elements=st.integers(-4, 4).map(float)), label="x")
     dims = draw(st.integers(1, len(shape)), label="indexed dims")
     count = draw(st.integers(1, 4), label="index length")
     index = [draw(hnp.arrays(np.intp, (count,), elements=st.integers(0, side - 1)), label="indices")
              for side in shape[:dims]]
-    if out_of_bounds:
+    if outside:
         axis = draw(st.integers(0, dims - 1), label="axis out of bounds")
-        side = shape[axis]
         index[axis][draw(st.integers(0, count - 1), label="position out of bounds")] = draw(
-            st.integers(side, side + 3) | st.integers(-side - 3, -side - 1), label="index out of bounds")
+            out_of_bounds(shape[axis]), label="index out of bounds")
     values = draw(arrays("float32", (count,) + shape[dims:], elements=st.integers(1, 9).map(float)), label="values")
     return x, tuple(index), values
 
@@ -240,7 +244,7 @@ def test_put_along_axis(xp, indices, data):
     along = data.draw(hnp.arrays(np.intp, along_shape, elements=st.integers(0, side - 1)), label="indices")
     if WRITE_BOUNDS[indices]:
         where = data.draw(st.tuples(*(st.integers(0, n - 1) for n in along_shape)), label="position out of bounds")
-        along[where] = data.draw(st.integers(side, side + 3) | st.integers(-side - 3, -side - 1), label="index out of bounds")
+        along[where] = data.draw(out_of_bounds(side), label="index out of bounds")
     values = data.draw(arrays("float32", along_shape, elements=st.integers(5, 9).map(float)), label="values")
     xp.check("put_along_axis", x, along, values, axis=axis)
 
