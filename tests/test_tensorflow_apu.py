@@ -413,23 +413,20 @@ def _jacobians(tf) -> dict:
     None), result device, equality with CPU and APU kernel launches."""
     rng = np.random.default_rng(3)
 
-    def jacobian(f, x):
-        def run():
-            with tf.GradientTape() as tape:
-                tape.watch(x)
-                y = f(x)
-            return tape.jacobian(y, x)
+    def through_tape(method: str):
+        """jacobian(f, x) or batch_jacobian(f, x): a call that runs the tape's method of that name."""
+        def build(f, x):
+            def run():
+                with tf.GradientTape() as tape:
+                    tape.watch(x)
+                    y = f(x)
+                return getattr(tape, method)(y, x)
 
-        return run
+            return run
 
-    def batch_jacobian(f, x):
-        def run():
-            with tf.GradientTape() as tape:
-                tape.watch(x)
-                y = f(x)
-            return tape.batch_jacobian(y, x)
+        return build
 
-        return run
+    jacobian, batch_jacobian = through_tape("jacobian"), through_tape("batch_jacobian")
 
     def per_example_gradient(f, w, batch):
         def gradient(example):
