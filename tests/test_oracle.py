@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from compat.core.outcome import Outcome
-from compat.core.oracle import compare, compare_values
+from compat.core.oracle import bound, compare, compare_values
 
 
 def ok(values, dtype=None) -> Outcome:
@@ -173,12 +173,65 @@ def test_tolerance_is_that_of_the_less_precise_dtype():
     assert compare_values(exact, exact + 1e-6) is not None
 
 
-def test_float_tolerance_near_zero_is_absolute():
-    """Below 1 the documented tolerance is ULPS * eps (absolute), not relative."""
+def test_float_tolerance_is_relative_below_one_too():
+    """ULPs of the expected value at any magnitude: 1e-10 for 3e-10 is wrong, not small;
+    4 ULP of a tiny value pass; at zero the unit is the smallest subnormal."""
+    expected = np.array([3e-10, 1e-30], dtype=np.float32)
+    assert compare_values(expected, np.array([1e-10, 1e-30], dtype=np.float32)) is not None
+    near = np.array([ulps_away(3e-10, np.float32, 4), ulps_away(1e-30, np.float32, 3)], dtype=np.float32)
+    assert compare_values(expected, near) is None
+    assert compare_values(expected, np.array([ulps_away(3e-10, np.float32, 5), 1e-30], dtype=np.float32)) is not None
+    zero = np.zeros(1, np.float32)
+    smallest = np.array([np.finfo(np.float32).smallest_subnormal], np.float32)
+    assert compare_values(zero, 4 * smallest) is None
+    assert compare_values(zero, 5 * smallest) is not None
+    assert compare_values(zero, np.array([1e-7], np.float32)) is not None
+
+
+def test_correctly_rounded_operation_must_give_the_reference_bits():
+    """add is correctly rounded (IEEE 754): one ULP off is a divergence, at any magnitude;
+    -0.0 still equals 0.0."""
+    allowed = bound("add")
+    expected = np.array([1.0, 3e-30, 0.0], dtype=np.float32)
+    assert compare_values(expected, np.array([1.0, 3e-30, -0.0], dtype=np.float32), allowed) is None
+    for i in range(2):
+        off = expected.copy()
+        off[i] = ulps_away(expected[i], np.float32, 1)
+        assert compare_values(expected, off, allowed) is not None
+
+
+def test_correctly_rounded_in_two_dtypes_allows_half_an_ulp_of_each():
+    """float64 reference, float32 result (a dtype divergence): the float32 value nearest
+    to the float64 one passes, the next one does not."""
+    allowed = bound("true_divide")
+    expected = np.array([1 / 3, 2 / 3, 1e-20 / 3])
+    nearest = expected.astype(np.float32)
+    assert compare_values(expected, nearest, allowed) is None
+    assert compare_values(expected, np.nextafter(nearest, np.float32(1)), allowed) is not None
+
+
+def test_accumulation_bound_comes_from_the_terms_not_the_result():
+    """A sum that cancels: its result is tiny, its rounding error is not; the bound is
+    n * eps * sum(|terms|). A wrong result beyond that still fails."""
+    x = np.array([1e4, 1.0, -1e4], dtype=np.float32)
+    allowed = bound("sum", (x,), {})
+    reordered = np.float32(np.float32(1e4) + np.float32(-1e4)) + np.float32(1.0)  # 1.0: exact here
+    assert compare_values(np.array(1.0, np.float32), np.array(reordered), allowed) is None
+    limit = 3 * np.finfo(np.float32).eps * 20001.0
+    assert compare_values(np.array(1.0, np.float32), np.array(1.0 + 0.9 * limit, np.float32), allowed) is None
+    assert compare_values(np.array(1.0, np.float32), np.array(1.0 + 1.5 * limit, np.float32), allowed) is not None
+
+
+def test_accumulation_bound_follows_the_axis():
+    """matmul: per result element, k * eps * (|A| @ |B|)."""
+    a = np.array([[1.0, 1.0], [1e-3, 1e-3]], dtype=np.float32)
+    allowed = bound("matmul", (a, np.eye(2, dtype=np.float32)), {})
     eps = np.finfo(np.float32).eps
-    expected = np.array([0.0, 1e-3], dtype=np.float32)
-    assert compare_values(expected, expected + np.float32(3 * eps)) is None
-    assert compare_values(expected, expected + np.float32(6 * eps)) is not None
+    assert np.allclose(allowed.terms, 2 * np.abs(a))
+    expected = a.copy()
+    off = a.copy()
+    off[1, 0] += np.float32(20 * eps * 1e-3)  # small next to row 0's bound, far beyond row 1's
+    assert compare_values(expected, off, allowed) is not None
 
 
 # -- special values ------------------------------------------------------------------
@@ -238,7 +291,7 @@ def test_bit_exact_catches_one_ulp_and_accepts_identical_nans():
 def test_complex_components_within_tolerance_pass():
     expected = np.array([1 + 1j, 1.5 - 1.25j], dtype=np.complex64)
     actual = expected.copy()
-    actual[0] = complex(ulps_away(1.0, np.float32, 3), ulps_away(1.0, np.float32, 4))
+    actual[0] = complex(ulps_away(1.0, np.float32, 2), ulps_away(1.0, np.float32, 3))  # sqrt(13) ULP of |z|
     assert compare(ok(expected), ok(actual)) == []
 
 

@@ -67,6 +67,53 @@ def eps(name: str) -> float:
     return EPS[name]
 
 
+SMALLEST_SUBNORMAL = {  # the spacing of floats at zero; a complex dtype has its component's
+    "float16": 2.0**-24,
+    "bfloat16": 2.0**-133,
+    "float32": 2.0**-149,
+    "float64": 2.0**-1074,
+    "complex64": 2.0**-149,
+    "complex128": 2.0**-1074,
+}
+
+
+def finfo(name: str):
+    """np.finfo of a real float dtype, bfloat16 (ml_dtypes' finfo) included."""
+    if name == "bfloat16":
+        import ml_dtypes
+        return ml_dtypes.finfo(ml_dtypes.bfloat16)
+    return np.finfo(np.dtype(name))
+
+
+SMALLEST_NORMAL = {"float16": 2.0**-14, "bfloat16": 2.0**-126, "float32": 2.0**-126, "float64": 2.0**-1022}
+
+
+def flushed(values: np.ndarray, like: str | None = None) -> np.ndarray:
+    """``values`` with every subnormal replaced by a zero of its sign, as a CPU in
+    flush-to-zero / denormals-are-zero mode treats them: subnormal in their own dtype,
+    or in ``like`` where that is narrower (a backend that computes in it); complex
+    numbers by component; other dtypes unchanged."""
+    name = np.dtype(values.dtype).name
+    if name in ("complex64", "complex128"):
+        part = "float32" if name == "complex64" else "float64"
+        return (flushed(np.real(values).astype(part), like) + 1j * flushed(np.imag(values).astype(part), like)).astype(values.dtype)
+    if name not in SMALLEST_NORMAL:
+        return values
+    threshold = max(SMALLEST_NORMAL[name], SMALLEST_NORMAL.get(like, 0.0))
+    wide = values.astype(np.float64)
+    subnormal = (wide != 0) & (np.abs(wide) < threshold)
+    return np.where(subnormal, np.copysign(0.0, wide), wide).astype(values.dtype)
+
+
+def ulp(values: np.ndarray, name: str) -> np.ndarray:
+    """The gap between neighbouring ``name`` floats at ``|values|`` (as float64): eps
+    times the power of two below the value, and the smallest subnormal's at and near zero."""
+    magnitude = np.abs(values)
+    _, exponent = np.frexp(magnitude)
+    return np.where(magnitude == 0, SMALLEST_SUBNORMAL[name],
+                    np.maximum(EPS[name] * np.ldexp(1.0, exponent - 1), SMALLEST_SUBNORMAL[name]))
+
+
 def python_scalar_tag(value) -> str:
     """How a Python scalar operand is named in records: py:bool, py:int, ..."""
     return "py:" + type(value).__name__

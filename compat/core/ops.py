@@ -37,6 +37,43 @@ def no_ties(value: np.ndarray, axis=None, *_) -> bool:
     return bool(np.all(ordered[..., -1] - ordered[..., -2] > SMOOTH_MARGIN))
 
 
+# An accumulation's rounding error depends on the order of its terms, which no framework
+# promises; whatever the order, it is at most (number of terms) * eps * (sum of |terms|)
+# per result element (Higham, Accuracy and Stability of Numerical Algorithms, 2nd ed.,
+# ch. 3-4; relative to |result| for a product). Each function below gives that sum of
+# magnitudes (or |product|) and the number of terms, from the operands as float64.
+
+def count(x, axis) -> int:
+    """How many terms go into each result element of a reduction over ``axis``."""
+    return x.size if axis is None else int(np.prod([x.shape[a] for a in np.atleast_1d(axis)]))
+
+
+def summed(x, axis=None, keepdims=False, **_):
+    return np.sum(np.abs(x), axis=axis, keepdims=keepdims), count(x, axis)
+
+
+def averaged(x, axis=None, keepdims=False, **_):
+    total, terms = summed(x, axis, keepdims)
+    return total / max(terms, 1), terms
+
+
+def multiplied(x, axis=None, keepdims=False, **_):
+    return np.prod(np.abs(x), axis=axis, keepdims=keepdims), count(x, axis)
+
+
+def running(x, axis=None, **_):
+    magnitude = np.abs(x).reshape(-1) if axis is None else np.abs(x)
+    return np.cumsum(magnitude, axis=0 if axis is None else axis), magnitude.shape[0 if axis is None else axis]
+
+
+def normed(x, **_):
+    return np.linalg.norm(x), x.size
+
+
+def matrix_product(x1, x2, **_):
+    return np.matmul(np.abs(x1), np.abs(x2)), x1.shape[-1]
+
+
 def setitem(x, index, values):
     x[index] = values
     return x
@@ -51,7 +88,7 @@ class Op:
     about: str = ""  # one line, for the table in ``python -m compat ops``
     numpy: str = ""  # NumPy's own spelling where it is not np.<name>
     elementwise: bool = False
-    accumulates: bool = False  # a sum of terms: rounding depends on their order
+    terms: Callable | None = None  # an accumulation: (sum of |terms| per result element, number of terms)
     correctly_rounded: bool = False  # IEEE 754 (or exactness) fixes every bit of a float result
     index_arg: int | None = None  # the argument that is an index
     moves_to: int | None = None  # the argument that names the device the result belongs on
@@ -61,6 +98,11 @@ class Op:
     transform: bool = False  # an autodiff transform: its first argument is a function
     example: tuple = ()  # arguments to show and test it with (a transform's function is the test's)
     example_kwargs: tuple = ()  # (name, value) pairs
+
+    @property
+    def accumulates(self) -> bool:
+        """A sum (or product) of terms: its rounding depends on their order."""
+        return self.terms is not None
 
     @property
     def arity(self) -> int:
@@ -145,15 +187,15 @@ TABLE: tuple[Op, ...] = (
        correctly_rounded=True, example=(np.array([True, False, True, False]), X, Y)),
     Op("clip", "(x, lo, hi)", "selection", "x limited to [lo, hi]", elementwise=True, correctly_rounded=True,
        example=(X, f32(-1.0), f32(2.0))),
-    _reduction("sum", "sum of elements", accumulates=True, smooth=everywhere),
-    _reduction("prod", "product of elements", accumulates=True),
-    _reduction("mean", "arithmetic mean", accumulates=True, smooth=everywhere),
+    _reduction("sum", "sum of elements", terms=summed, smooth=everywhere),
+    _reduction("prod", "product of elements", terms=multiplied),
+    _reduction("mean", "arithmetic mean", terms=averaged, smooth=everywhere),
     _reduction("max", "largest element", correctly_rounded=True, smooth=no_ties),
     _reduction("min", "smallest element", correctly_rounded=True),
-    Op("cumsum", "(x, axis=None)", "reduction", "running sum", accumulates=True, example=(MATRIX,),
+    Op("cumsum", "(x, axis=None)", "reduction", "running sum", terms=running, example=(MATRIX,),
        example_kwargs=(("axis", 1),)),
-    Op("norm", "(x)", "reduction", "Euclidean norm", numpy="np.linalg.norm", accumulates=True, example=(X,)),
-    Op("matmul", "(x1, x2)", "linalg", "matrix product, batch dimensions broadcast", accumulates=True,
+    Op("norm", "(x)", "reduction", "Euclidean norm", numpy="np.linalg.norm", terms=normed, example=(X,)),
+    Op("matmul", "(x1, x2)", "linalg", "matrix product, batch dimensions broadcast", terms=matrix_product,
        example=(MATRIX, MATRIX.T)),
     Op("asarray", "(obj)", "creation", "an array of a Python value (or a copy onto a device)", correctly_rounded=True,
        example=([1, 2.5],)),

@@ -7,17 +7,23 @@ Rules, in order:
   the same category -> agree;
 - the dtype must be equal -> ``dtype``;
 - the shape must be equal -> ``shape`` (values are not compared then);
-- integers and bools must be equal; floats must satisfy
-  ``|actual - expected| <= ULPS * eps * max(1, |expected|)``, where eps
-  belongs to the less precise of the two dtypes and, for complex numbers,
-  ``|.|`` is the modulus (a normwise bound: the accepted standard for complex
-  results); where either side is not finite, each component must match, NaN
-  matching NaN and infinities matching by sign -> ``value``. -0.0 equals 0.0 here, as in IEEE
-  comparison: the sign of a zero result depends on summation order and is no
-  promise of NumPy's API. ``exact=True`` (for copies, which must be
-  bit-exact) compares bit patterns instead; ``exact="computed"`` (a device
-  against its reference device) too, except that any NaN matches any NaN:
-  IEEE 754 leaves the payload of a computed NaN open.
+- integers and bools must be equal; floats are judged in ULPs of the result, by
+  the operation's ``Bound`` (``bound()``): an operation that IEEE 754 rounds
+  correctly (compat.core.ops: ``correctly_rounded``) must give the reference's
+  bits; an accumulation may differ by what the order of its terms can change
+  (n * eps * sum of |terms|, not a share of |result|); any other operation by
+  ``ACCURACY_ULPS`` (against a reference computed in wider precision and rounded
+  once, see compat.harness.checker). A ULP is the gap between neighbouring
+  floats of the less precise of the two dtypes at the expected value (the
+  smallest subnormal's at and near zero), so tiny results are judged as
+  strictly as large ones; complex results by their modulus (normwise, the
+  accepted standard). Where either side is not finite, each component must
+  match, NaN matching NaN and infinities matching by sign -> ``value``. -0.0
+  equals 0.0 here, as in IEEE comparison: the sign of a zero result depends
+  on summation order and is no promise of NumPy's API. ``exact=True`` (for
+  copies, which must be bit-exact) compares bit patterns instead;
+  ``exact="computed"`` (a device against its reference device) too, except
+  that any NaN matches any NaN: IEEE 754 leaves the payload of a computed NaN open.
 
 Each mismatch carries a shrink-stable signature (``expected``/``actual``: a
 dtype, an error category, or the class of the first differing value) used to
@@ -33,15 +39,32 @@ import numpy as np
 from compat.core import dtypes, ops
 from compat.core.outcome import Outcome, repr_scalar
 
-ULPS = 4  # allowed error in units of eps of the compared dtype
+ACCURACY_ULPS = 4  # operations that are not correctly rounded: the math libraries' usual bound
 
 
-def tolerance_ulps(op: str, arrays) -> float:
-    """ULPS, times the number of input elements for operations that accumulate
-    (their result depends on summation order, which no framework promises)."""
-    if ops.get(op).accumulates:
-        return ULPS * max([1] + [a.size for a in arrays])
-    return ULPS
+@dataclass(frozen=True)
+class Bound:
+    """The error a float result may have, per element: ``ulps`` ULPs of the expected
+    value, plus ``eps * terms`` (an accumulation: n times the sum of |terms|)."""
+    ulps: float
+    terms: np.ndarray | float = 0.0
+    rule: str = ""
+
+
+EXACT = Bound(0, rule="correctly rounded: the reference's value")
+APPROXIMATE = Bound(ACCURACY_ULPS, rule=f"{ACCURACY_ULPS} ULP")
+
+
+def bound(op: str, args: tuple = (), kwargs: dict | None = None) -> Bound:
+    """How closely ``op(*args, **kwargs)`` must match the reference (see the module's rules)."""
+    declared = ops.get(op)
+    if declared.correctly_rounded:
+        return EXACT
+    if declared.accumulates and args:
+        wide = [np.asarray(a, dtype=np.complex128 if np.iscomplexobj(a) else np.float64) for a in args]
+        magnitude, count = declared.terms(*wide, **{k: v for k, v in (kwargs or {}).items() if k != "dtype"})
+        return Bound(1, count * np.asarray(magnitude), f"1 ULP + {count}*eps*sum(|terms|) ({count} terms)")
+    return APPROXIMATE
 
 
 @dataclass(frozen=True)
@@ -53,11 +76,11 @@ class Mismatch:
     part: int | None = None  # which result, for calls that return several (gradients of x0, x1, ...)
 
 
-def compare(expected: Outcome, actual: Outcome, ulps: float = ULPS, exact: bool | str = False) -> list[Mismatch]:
+def compare(expected: Outcome, actual: Outcome, allowed: Bound = APPROXIMATE, exact: bool | str = False) -> list[Mismatch]:
     if expected.raised or actual.raised:
         return compare_errors(expected, actual)
     if expected.parts is not None or actual.parts is not None:
-        return compare_parts(expected, actual, ulps, exact)
+        return compare_parts(expected, actual, allowed, exact)
     found = []
     if expected.dtype != actual.dtype:
         found.append(Mismatch("dtype", str(expected.dtype), str(actual.dtype), f"dtype {actual.dtype}, expected {expected.dtype}"))
@@ -68,20 +91,20 @@ def compare(expected: Outcome, actual: Outcome, ulps: float = ULPS, exact: bool 
         if exact:
             value = compare_bits(expected.values, actual.values, nan_payloads=exact is True)
         else:
-            value = compare_values(expected.values, actual.values, ulps, expected.tolerance)
+            value = compare_values(expected.values, actual.values, allowed, expected.tolerance)
         if value:
             found.append(value)
     return found
 
 
-def compare_parts(expected: Outcome, actual: Outcome, ulps: float, exact: bool | str) -> list[Mismatch]:
+def compare_parts(expected: Outcome, actual: Outcome, allowed: Bound, exact: bool | str) -> list[Mismatch]:
     """Several results (one gradient per input): compared one by one."""
     want, got = expected.parts or [expected], actual.parts or [actual]
     if len(want) != len(got):
         return [Mismatch("shape", "shape", "shape", f"{len(got)} results, expected {len(want)}")]
     found = []
     for part, (e, a) in enumerate(zip(want, got)):
-        found += [replace(m, part=part, detail=f"result {part}: {m.detail}") for m in compare(e, a, ulps, exact)]
+        found += [replace(m, part=part, detail=f"result {part}: {m.detail}") for m in compare(e, a, allowed, exact)]
     return found
 
 
@@ -94,7 +117,7 @@ def compare_errors(expected: Outcome, actual: Outcome) -> list[Mismatch]:
     return [Mismatch(kind, want, got, f"{actual.describe()}; expected {expected.describe()}")]
 
 
-def compare_values(expected: np.ndarray, actual: np.ndarray, ulps: float = ULPS,
+def compare_values(expected: np.ndarray, actual: np.ndarray, allowed: Bound = APPROXIMATE,
                    tolerance: np.ndarray | None = None) -> Mismatch | None:
     """``tolerance``, where given, is the allowed absolute error per element
     (gradients: set from the finite-difference error and the dtype's precision)."""
@@ -104,31 +127,40 @@ def compare_values(expected: np.ndarray, actual: np.ndarray, ulps: float = ULPS,
         if not bad.any():
             return None
         return value_mismatch(expected, actual, bad, "exact")
-    tolerance_dtype = least_precise(expected.dtype, actual.dtype)
+    if "c" in kinds and allowed.ulps == 0:
+        allowed = APPROXIMATE  # IEEE 754 rounds each real operation; a complex product or quotient is several
+    coarse, fine = least_precise(expected.dtype, actual.dtype), most_precise(expected.dtype, actual.dtype)
     e = expected.astype(np.complex128 if "c" in kinds else np.float64)
     a = actual.astype(e.dtype)
-    eps = dtypes.eps(tolerance_dtype)
     with np.errstate(invalid="ignore", over="ignore"):
         finite = np.isfinite(e) & np.isfinite(a)  # complex: both components finite
         error = np.where(finite, np.abs(a - e), 0.0)  # complex: the modulus of the difference
-        allowed = ulps * eps * np.maximum(1.0, np.abs(e)) if tolerance is None else np.broadcast_to(tolerance, e.shape)
+        unit = dtypes.ulp(np.where(finite, e, 0.0), coarse)
+        if tolerance is not None:
+            limit = np.broadcast_to(tolerance, e.shape)
+        else:
+            # two dtypes: each side rounds its own, so half a ULP of the finer one is the other's share
+            limit = allowed.ulps * unit + dtypes.eps(coarse) * np.asarray(allowed.terms)
+            if fine != coarse:
+                limit = limit + 0.5 * unit + 0.5 * dtypes.ulp(np.where(finite, e, 0.0), fine)
         special = same_special(np.real(e), np.real(a)) | (np.isfinite(np.real(e)) & (np.real(e) == np.real(a)))
         if e.dtype.kind == "c":
             special &= same_special(np.imag(e), np.imag(a)) | (np.isfinite(np.imag(e)) & (np.imag(e) == np.imag(a)))
-        bad = np.where(finite, error > allowed, ~special)
-        ulp_distance = np.where(finite, error / spacing(np.abs(e), eps), 0.0)
+        bad = np.where(finite, error > limit, ~special)
+        ulp_distance = np.where(finite, error / unit, 0.0)
     if not bad.any():
         return None
-    rule = f"{ulps:g}*eps*max(1, |expected|) with eps of {tolerance_dtype}" if tolerance is None else \
-        f"up to {np.max(tolerance):.3g} (finite-difference error and {tolerance_dtype} precision)"
-    return value_mismatch(expected, actual, bad, f"max abs error {error.max():.3g}, max {ulp_distance.max():.3g} ULP; allowed {rule}")
+    rule = f"{allowed.rule}, ULPs of {coarse}" if tolerance is None else \
+        f"up to {np.max(tolerance):.3g} (finite-difference error and {coarse} precision)"
+    return value_mismatch(expected, actual, bad, f"max abs error {error.max():.3g}, max {ulp_distance.max():.3g} ULP; "
+                                                 f"allowed {rule}")
 
 
 def compare_bits(expected: np.ndarray, actual: np.ndarray, nan_payloads: bool = True) -> Mismatch | None:
     """Bit-for-bit equality (same dtype and shape assumed): -0.0, NaN payloads and
     all; without ``nan_payloads``, a NaN matches any NaN."""
     if expected.dtype != actual.dtype:
-        return compare_values(expected, actual, 0)
+        return compare_values(expected, actual, EXACT)
     as_bytes = np.dtype(f"V{expected.dtype.itemsize}")
     bad = np.asarray(expected.view(as_bytes) != actual.view(as_bytes), dtype=bool).reshape(expected.shape)
     if not nan_payloads and expected.dtype.kind in "fcV":  # V: ml_dtypes' bfloat16
@@ -142,15 +174,16 @@ def same_special(pe: np.ndarray, pa: np.ndarray) -> np.ndarray:
     return (np.isnan(pe) & np.isnan(pa)) | (np.isinf(pe) & np.isinf(pa) & (np.sign(pe) == np.sign(pa)))
 
 
-def spacing(values: np.ndarray, eps: float) -> np.ndarray:
-    """The gap between neighbouring floats near ``values`` for a dtype with this eps."""
-    _, exponent = np.frexp(np.abs(values))
-    return np.maximum(eps * np.ldexp(1.0, exponent - 1), np.finfo(np.float64).tiny)
-
-
 def least_precise(*dtype_list) -> str:
-    floats = [np.dtype(d).name for d in dtype_list if np.dtype(d).name in dtypes.FLOATING]
-    return max(floats, key=dtypes.eps)
+    return max(floats_of(dtype_list), key=dtypes.eps)
+
+
+def most_precise(*dtype_list) -> str:
+    return min(floats_of(dtype_list), key=dtypes.eps)
+
+
+def floats_of(dtype_list) -> list[str]:
+    return [np.dtype(d).name for d in dtype_list if np.dtype(d).name in dtypes.FLOATING]
 
 
 def value_class(value) -> str:

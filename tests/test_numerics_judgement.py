@@ -1,0 +1,81 @@
+"""How the checker judges float values: against a reference computed in wider
+precision (NumPy's own float32 functions are not correctly rounded), and with
+flush-to-zero recognised as such. Expectations come from NumPy in float64 and
+from IEEE 754's definition of subnormals, not from the checker."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from compat.adapters import load_adapter
+from compat.adapters.numpy import NumpyAdapter
+from compat.core.case import Case
+from compat.harness.checker import Checker, Session, accurate
+from compat.results.registry import load
+
+NUMPY = load_adapter("numpy")
+SMALLEST_NORMAL = np.finfo(np.float32).tiny
+
+
+def signatures(adapter, op, *args) -> list[tuple[str, str, str]]:
+    """The (kind, expected, actual) of every divergence ``op(*args)`` shows on ``adapter``."""
+    checker = Checker(adapter, "numerics", "spec", Session(NUMPY, load(None)))
+    checker.check(op, *args)
+    return sorted({(m.kind, m.expected, m.actual) for found in checker.kept.values() for m in found.mismatches})
+
+
+def test_reference_of_a_math_function_is_computed_in_wider_precision():
+    x = np.linspace(0.1, 100, 2000, dtype=np.float32)
+    expected = NUMPY.call("sin", (x,))
+    wider = accurate(NUMPY, Case("sin", (x,)), expected)
+    assert wider.dtype == expected.dtype == "float32" and wider.shape == expected.shape
+    assert np.array_equal(wider.values, np.sin(x.astype(np.float64)).astype(np.float32))
+
+
+def test_correctly_rounded_operations_keep_numpys_result():
+    x, y = np.float32([1 / 3, 2.5]), np.float32([3.0, 1e-3])
+    expected = NUMPY.call("multiply", (x, y))
+    assert accurate(NUMPY, Case("multiply", (x, y)), expected) is expected
+
+
+class FlushesSubnormals(NumpyAdapter):
+    """NumPy on a CPU in FTZ/DAZ mode: subnormal operands read as zero, subnormal results flushed."""
+
+    name = "flushing_numpy"
+
+    def call(self, op, args, kwargs=None, device=None):
+        outcome = super().call(op, tuple(flush(a) for a in args), kwargs, device)
+        return outcome if outcome.values is None else type(outcome)(**{**vars(outcome), "values": flush(outcome.values)})
+
+
+class ZeroesTinyResults(NumpyAdapter):
+    """A bug that looks like a flush but is not one: results below 1e-30 become zero."""
+
+    name = "zeroing_numpy"
+
+    def call(self, op, args, kwargs=None, device=None):
+        outcome = super().call(op, args, kwargs, device)
+        tiny = np.abs(outcome.values) < 1e-30
+        return type(outcome)(**{**vars(outcome), "values": np.where(tiny, 0, outcome.values).astype(outcome.values.dtype)})
+
+
+def flush(a):
+    if not isinstance(a, np.ndarray) or a.dtype != np.float32:
+        return a
+    return np.where(np.abs(a) < SMALLEST_NORMAL, np.float32(0) * np.sign(a), a).astype(np.float32)
+
+
+@pytest.mark.parametrize("op, args", [
+    ("multiply", (np.float32([1e-20, 2.0]), np.float32([1e-20, 3.0]))),  # a subnormal result
+    ("add", (np.float32([1e-40, 1.0]), np.float32([0.0, 1.0]))),  # a subnormal operand
+    ("log", (np.float32([1e-40]),)),  # DAZ: log(0) = -inf
+    ("min", (np.float32([1e-40, 2.0]),)),  # a reduction
+])
+def test_flush_to_zero_has_its_own_signature(op, args):
+    assert signatures(FlushesSubnormals(), op, *args) == [("value", "subnormal", "flushed")]
+
+
+def test_a_tiny_normal_result_set_to_zero_is_not_a_flush():
+    x = np.float32([1e-16, 1.0])  # 1e-32: a normal float32
+    assert signatures(ZeroesTinyResults(), "multiply", x, x) == [("value", "finite", "+0")]
