@@ -19,7 +19,7 @@ def rows(stdout: str) -> dict[str, list[str]]:
     found = {}
     for line in stdout.splitlines():
         cells = re.split(r"\s{2,}", line.strip())
-        if len(cells) >= 4 and cells[0] in ("promotion", "broadcasting", "indexing", "gradients", "placement"):
+        if len(cells) >= 4 and cells[0] in ("promotion", "broadcasting", "indexing", "gradients", "placement", "numerics"):
             found[cells[1]] = cells[2:]
     return found
 

@@ -20,7 +20,7 @@ import numpy as np
 
 from compat.adapters.numpy import NumpyAdapter
 from compat.adapters.torch import TorchAdapter  # imports torch only when used
-from compat.core import ops
+from compat.core import dtypes, ops
 from compat.core.outcome import Outcome
 
 
@@ -422,6 +422,67 @@ class CopyToAnotherDeviceStays(TorchAdapter):
     OPS = {**TorchAdapter.OPS, "copy_to": copy_that_stays}
 
 
+class FloatResultFault(NumpyAdapter):
+    """A fault in the real float results of one operation: ``wrong`` gets the operands
+    and NumPy's values and returns the faulty values."""
+
+    op = ""
+
+    def call(self, op, args, kwargs=None, device=None):
+        outcome = super().call(op, args, kwargs, device)
+        if op != self.op or outcome.raised or outcome.values is None or outcome.dtype not in dtypes.REAL_FLOAT:
+            return outcome
+        with np.errstate(all="ignore"):
+            operands = [np.asarray(a).astype(np.float64) for a in args]
+            return with_values(outcome, np.asarray(self.wrong(operands, outcome.values)).astype(outcome.values.dtype))
+
+    def wrong(self, operands: list[np.ndarray], values: np.ndarray) -> np.ndarray:
+        raise NotImplementedError
+
+
+class MultiplyRoundsTowardZero(FloatResultFault):
+    """Float multiply rounds toward zero instead of to nearest (a kernel that truncates):
+    where the product is not exact, about half the results are one ULP too small in
+    magnitude. float16, bfloat16 and float32 (whose products float64 holds exactly)."""
+
+    name = "broken_multiply_rounding"
+    family = "numerics"
+    op = "multiply"
+
+    def wrong(self, operands, values):
+        if values.dtype.name == "float64":
+            return values
+        exact = operands[0] * operands[1]
+        rounded_away = np.isfinite(exact) & (np.abs(values.astype(np.float64)) > np.abs(exact))
+        return np.where(rounded_away, np.nextafter(values, np.zeros((), values.dtype)), values)
+
+
+class SmallSquareRootsFromFastReciprocal(FloatResultFault):
+    """sqrt of inputs below 1e-6 in magnitude takes a fast path, x * rsqrt(x) with the
+    hardware's reciprocal-square-root estimate and no Newton step: 3.7e-4 too large (the
+    estimate's relative error, about 3000 float32 ULP), a difference no absolute tolerance sees."""
+
+    name = "broken_small_sqrt"
+    family = "numerics"
+    op = "sqrt"
+
+    def wrong(self, operands, values):
+        x = operands[0]
+        return np.where((x > 0) & (x < 1e-6), values.astype(np.float64) * (1 + 3.7e-4), values)
+
+
+class LogOfZeroIsNan(FloatResultFault):
+    """log of +-0.0 is nan (a kernel that sends every x <= 0 down its domain-error branch);
+    IEEE 754 and NumPy give -inf."""
+
+    name = "broken_log_of_zero"
+    family = "numerics"
+    op = "log"
+
+    def wrong(self, operands, values):
+        return np.where(operands[0] == 0, np.nan, values)
+
+
 FAULTS = (
     Int8Uint8PromotesToInt8, Int32PlusFloatStaysInt32, Float32SlightlyOff, ZeroDimArraysPromoteLikeScalars,
     AddBroadcastsWrongly, LowerRankFirstOperandSwapped, WhereConditionAlignedLeft, KeepdimsIgnoredForSeveralAxes,
@@ -429,4 +490,5 @@ FAULTS = (
     AddAtLastWriteWins, SetAtFirstWriteWins,
     TanhGradientOffByOnePercent, GradientNotReducedOverBroadcast, Float64GradientsForFloat32,
     MaximumMinimumLeftOnTheHost, Int64AddLeftOnTheHost, CopyToAnotherDeviceStays,
+    MultiplyRoundsTowardZero, SmallSquareRootsFromFastReciprocal, LogOfZeroIsNan,
 )  # every fault, by family: what python -m compat detect runs

@@ -25,6 +25,7 @@ class TensorflowAdapter(Adapter):
                "ops": "compat.adapters.tensorflow_ops"}
     OPS = {
         "max": "tnp.amax",
+        "min": "tnp.amin",
         "norm": "tf.norm",
         "relu": "tf.nn.relu",
         # tnp implements a subset of NumPy's API (https://www.tensorflow.org/api_docs/python/tf/experimental/numpy)

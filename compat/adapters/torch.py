@@ -28,6 +28,7 @@ class TorchAdapter(Adapter):
         "greater": "torch.gt",
         "greater_equal": "torch.ge",
         "max": "ops.amax",
+        "min": "ops.amin",
         "norm": "torch.linalg.norm",
         "relu": "torch.relu",
         "compiled_add": unsupported("torch.compile is not among the compiled calls compat checks yet"),

@@ -15,6 +15,10 @@ def amax(x, axis=None, keepdims=False):
     return torch.amax(x, dim=() if axis is None else axis, keepdim=keepdims)  # dim=() reduces every dim
 
 
+def amin(x, axis=None, keepdims=False):
+    return torch.amin(x, dim=() if axis is None else axis, keepdim=keepdims)
+
+
 def cumsum(x, axis=None):
     return torch.cumsum(x.flatten() if axis is None else x, dim=0 if axis is None else axis)
 

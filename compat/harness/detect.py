@@ -40,7 +40,7 @@ from compat.results.report import table
 from compat.specs import DIRECTORY as SPECS
 
 BROKEN = "compat.adapters.broken"
-FAMILIES = ("promotion", "broadcasting", "indexing", "gradients", "placement")
+FAMILIES = ("promotion", "broadcasting", "indexing", "gradients", "placement", "numerics")
 # per family: what else its runs need (gradients: the default device only; placement:
 # the devices under test only, compat's reference plug-ins)
 FAMILY_OPTIONS = {"gradients": ["--device", "none"], "placement": ["--only-devices"]}

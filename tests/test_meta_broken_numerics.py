@@ -1,0 +1,63 @@
+"""Meta-tests for the numerics family and the ULP oracle: value faults that an absolute
+tolerance lets through (compat/adapters/broken.py: a multiply one ULP off, a square root
+off by 3.7e-4 below 1e-6, log(0) giving NaN) are caught by a default-profile run, recorded
+as value divergences of their operation, with a reproducer that shows the difference."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from compat.core import dtypes
+from compat.results import records
+from tests.helpers import Jobs, json_of, output, reproducer_lines, run_pytest, run_reproducer
+
+SPEC = "compat/specs/numerics.py"
+PLANTS = {  # adapter class -> (its name, the operation it breaks)
+    "MultiplyRoundsTowardZero": ("broken_multiply_rounding", "multiply"),
+    "SmallSquareRootsFromFastReciprocal": ("broken_small_sqrt", "sqrt"),
+    "LogOfZeroIsNan": ("broken_log_of_zero", "log"),
+}
+
+
+@pytest.fixture(scope="module")
+def jobs(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("meta-numerics")
+
+    def run(adapter, op, where):
+        args = [SPEC, "-q", "--adapter", f"compat.adapters.broken:{adapter}", "--compat-mode", "report",
+                "-k", f"special_values and {op}", "--hypothesis-seed", "0"]
+        return where, run_pytest(args, where)
+    started = Jobs({adapter: (lambda a=adapter, op=op, where=tmp / adapter: run(a, op, where))
+                    for adapter, (_, op) in PLANTS.items()})
+    yield started
+    started.close()
+
+
+def divergences(jobs, adapter) -> list[dict]:
+    where, process = jobs[adapter]
+    assert process.returncode == 0, output(process)
+    (run,) = records.load(where / "results").runs.values()
+    found = json_of(run.divergences)
+    assert found, output(process)
+    return found
+
+
+@pytest.mark.parametrize("adapter", PLANTS)
+def test_value_fault_is_recorded_as_a_new_value_divergence_of_its_operation(jobs, adapter, tmp_path):
+    name, op = PLANTS[adapter]
+    found = divergences(jobs, adapter)
+    assert {(r["op"], r["kind"], r["status"], r["family"]) for r in found} == {(op, "value", "new", "numerics")}
+    smallest = min(found, key=lambda r: len(r["reproducer"]))
+    numpy_line, broken_line = reproducer_lines(run_reproducer(smallest, tmp_path), name)
+    assert numpy_line.split(": ", 1)[1] != broken_line.split(": ", 1)[1]
+
+
+def test_one_ulp_off_a_correctly_rounded_multiply_is_a_divergence(jobs):
+    """The recorded values differ by exactly one float step toward zero (NumPy's nextafter)."""
+    for record in divergences(jobs, "MultiplyRoundsTowardZero"):
+        dtype = dtypes.to_numpy(record["expected"]["dtype"])
+        expected = np.array(record["expected"]["values"], dtype=np.float64).astype(dtype)
+        actual = np.array(record["actual"]["values"], dtype=np.float64).astype(dtype)
+        off = expected != actual
+        assert off.any() and np.array_equal(actual[off], np.nextafter(expected[off], np.zeros((), dtype)))
