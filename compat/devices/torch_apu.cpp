@@ -56,10 +56,11 @@ enum class Fault {
   sum_float16_accumulate,
   relu_negative_zero,
   broadcast_stride,
+  mul_rounds_toward_zero,
   abort_in_kernel,  // fatal: the process dies
   hang_in_kernel,   // fatal: the kernel never completes
 };
-constexpr std::array<const char*, 9> kFaultNames = {
+constexpr std::array<const char*, 10> kFaultNames = {
     "none",
     "copy_truncate",
     "wrong_device",
@@ -67,6 +68,7 @@ constexpr std::array<const char*, 9> kFaultNames = {
     "sum_float16_accumulate",
     "relu_negative_zero",
     "broadcast_stride",
+    "mul_rounds_toward_zero",
     "abort_in_kernel",
     "hang_in_kernel",
 };
@@ -544,6 +546,19 @@ Tensor corrupt_result(
       }
       Tensor out = host(t);
       out.copy_(at::where(flip, out.neg(), out));
+      return t;
+    }
+    case Fault::mul_rounds_toward_zero: {
+      // float32 products are exact in double: where CPU rounded away from zero,
+      // step one ULP back towards it (a kernel that truncates instead of rounding)
+      if (op.name != "aten::mul" || t.scalar_type() != at::kFloat || !inputs[0].isTensor() ||
+          !inputs[1].isTensor()) {
+        return t;
+      }
+      const Tensor exact = host(inputs[0].toTensor()).to(at::kDouble) * host(inputs[1].toTensor()).to(at::kDouble);
+      Tensor out = host(t);
+      const Tensor away = exact.isfinite() & (out.to(at::kDouble).abs() > exact.abs());
+      out.copy_(at::where(away, at::nextafter(out, at::zeros_like(out)), out));
       return t;
     }
     default:

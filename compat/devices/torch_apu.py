@@ -35,6 +35,8 @@ FAULTS: dict[str, str] = {
     "relu_negative_zero": "relu(-0.0) and maximum of zeros of opposite signs return the other zero than CPU",
     "broadcast_stride": "add/sub/mul/div/maximum/minimum of broadcast operands (both at least 1-d) read the "
     "full operand with stride 0 along one broadcast dim (seed picks)",
+    "mul_rounds_toward_zero": "float32 mul rounds toward zero instead of to nearest: inexact products are "
+    "one ULP too small in magnitude about half the time",
 }
 # Faults that kill or stall the process: the self-test runs them apart (compat.harness.casualties)
 FATAL_FAULTS: dict[str, str] = {
