@@ -306,6 +306,14 @@ for seed in (0, 1, 0):
     results.setdefault(seed, []).append(bits(p * q))
 assert results[0][0] == results[0][1] != results[1][0]  # the seed picks the dimension, deterministically
 """),
+    "mul_rounds_toward_zero": ({"mul_f32"}, """
+got, want = (x32.to("apu") * y32.to("apu")).cpu(), x32 * y32
+exact = x32.double() * y32.double()  # float32 products are exact in float64
+off = got != want
+assert off.any() and torch.equal(got[off], torch.nextafter(want[off], torch.zeros_like(want[off])))
+assert torch.all(want[off].double().abs() > exact[off].abs())  # one step back only where CPU rounded away from zero
+assert bits(x64.to("apu") * y64.to("apu")) == bits(x64 * y64)  # float64 is untouched
+"""),
 }
 
 # Runs every fault in turn: probes before, with the fault, its exact check, and after.

@@ -53,6 +53,9 @@ class Bound:
 
 EXACT = Bound(0, rule="correctly rounded: the reference's value")
 APPROXIMATE = Bound(ACCURACY_ULPS, rule=f"{ACCURACY_ULPS} ULP")
+# a program (a gradient) compounds the rounding of its operations, and its sums may cancel:
+# relative to its result the error has no bound, so it also gets ACCURACY_ULPS eps absolute
+PROGRAM = Bound(ACCURACY_ULPS, ACCURACY_ULPS, f"{ACCURACY_ULPS} ULP + {ACCURACY_ULPS} eps (a program)")
 
 
 def bound(op: str, args: tuple = (), kwargs: dict | None = None) -> Bound:
@@ -154,6 +157,19 @@ def compare_values(expected: np.ndarray, actual: np.ndarray, allowed: Bound = AP
         f"up to {np.max(tolerance):.3g} (finite-difference error and {coarse} precision)"
     return value_mismatch(expected, actual, bad, f"max abs error {error.max():.3g}, max {ulp_distance.max():.3g} ULP; "
                                                  f"allowed {rule}")
+
+
+def ulp_errors(expected: np.ndarray, actual: np.ndarray) -> np.ndarray:
+    """Distance of each real float result from the reference in ULPs of the less precise
+    dtype at the expected value; 0 where both agree on a special value, inf where only
+    one side is finite or they disagree on one."""
+    coarse = least_precise(expected.dtype, actual.dtype)
+    e, a = expected.astype(np.float64), actual.astype(np.float64)
+    with np.errstate(invalid="ignore", over="ignore"):
+        finite = np.isfinite(e) & np.isfinite(a)
+        distance = np.abs(a - e) / dtypes.ulp(np.where(finite, e, 0.0), coarse)
+        agree = same_special(e, a)
+    return np.where(finite, distance, np.where(agree, 0.0, np.inf))
 
 
 def compare_bits(expected: np.ndarray, actual: np.ndarray, nan_payloads: bool = True) -> Mismatch | None:

@@ -24,14 +24,15 @@ import pytest
 from compat.adapters import Adapter
 from compat.adapters.base import UnsupportedOperation
 from compat.adapters.numpy_fd import FiniteDifferences
-from compat.core import dtypes, ops, oracle
+from compat.core import ops, oracle
 from compat.core.case import Case
-from compat.core.outcome import Outcome
+from compat.core.outcome import Outcome, repr_scalar
 from compat.core.programs import Program
 from compat.harness.casualties import Casualty
 from compat.harness.gradient_tolerance import dtype_explains_values, gradient_tolerance, widen
 from compat.harness.inflight import Note
 from compat.harness.isolation import HUNG_AGAIN, Isolation
+from compat.harness.reference import accurate, as_flush_to_zero
 from compat.harness.reproducer import OnDevice, reproducer
 from compat.results import records
 from compat.results.registry import Entry, Registry
@@ -255,7 +256,7 @@ class Checker:
         self.cases[op] += 1
         allowed = oracle.bound(op, args, kwargs)
         mismatches = self.without_consequences(case, actual, oracle.compare(expected, actual, allowed, case.exact), allowed)
-        mismatches = self.as_flush_to_zero(case, expected, actual, mismatches, allowed)
+        mismatches = as_flush_to_zero(self.reference, self.call, case, expected, actual, mismatches, allowed)
         if self.on_reference_device is not None:  # first: what a device team asks
             self.compare_devices(case, actual)
         moves_to = ops.get(op).moves_to
@@ -270,7 +271,7 @@ class Checker:
         reference = self.on_reference_device
         on_reference = self.call(self.backend, case, self.backend.placement_on(reference.device))
         exact = "computed" if not ops.get(case.op).accumulates and case.program is None else False
-        allowed = oracle.bound(case.op, case.args, case.kwargs) if case.program is None else oracle.APPROXIMATE
+        allowed = oracle.bound(case.op, case.args, case.kwargs) if case.program is None else oracle.PROGRAM
         self.judge(case, reference, on_reference, actual, oracle.compare(on_reference, actual, allowed, exact=exact))
 
     def misplaced(self, actual: Outcome, target: str | None = None) -> list:
@@ -302,12 +303,12 @@ class Checker:
         if self.on_reference_device is not None:
             self.compare_devices(case, actual)
         self.judge(case, self.finite_differences, expected, actual,
-                   dtype_explains_values(oracle.compare(expected, actual)) + self.misplaced(actual))
+                   dtype_explains_values(oracle.compare(expected, actual, oracle.PROGRAM)) + self.misplaced(actual))
         if self.gradient_reference is not None:
             other = self.gradient_reference
             theirs = self.call(other, case)
             widen(theirs, expected, factor=2)  # two approximations, each within tolerance of the truth
-            self.judge(case, other, theirs, actual, dtype_explains_values(oracle.compare(theirs, actual)))
+            self.judge(case, other, theirs, actual, dtype_explains_values(oracle.compare(theirs, actual, oracle.PROGRAM)))
         return actual
 
     @timed
@@ -319,6 +320,22 @@ class Checker:
         if outcome.raised:
             return f"raises {type(outcome.error).__name__}"
         return outcome.describe()
+
+    @timed
+    def accuracy_of(self, op: str, *args) -> str:
+        """The backend's largest error on ``op(*args)`` (elementwise, real float result) in
+        ULPs of the reference computed in wider precision, and where: a survey cell."""
+        case = Case(op, args)
+        expected = accurate(self.reference, case, self.call(self.reference, case))
+        actual = self.call(self.backend, case, self.device)
+        if actual.raised or actual.values is None or actual.shape != expected.shape:
+            return actual.describe() if actual.raised else f"shape {actual.shape}"
+        errors = oracle.ulp_errors(expected.values, actual.values)
+        worst = int(np.argmax(errors))
+        if errors[worst] == 0:
+            return f"0 ULP (all {errors.size} inputs)"
+        where = ", ".join(repr_scalar(np.asarray(a).reshape(-1)[worst]) for a in args)
+        return f"{errors[worst]:.3g} ULP at {op}({where})"
 
     @timed
     def outcome_of(self, op: str, *args) -> str:
@@ -379,35 +396,6 @@ class Checker:
             return mismatches
         return [m for m in mismatches if m.kind != "value"]
 
-    def as_flush_to_zero(self, case: Case, expected: Outcome, actual: Outcome, mismatches: list,
-                         allowed: oracle.Bound) -> list:
-        """A value mismatch that goes away when both sides read every subnormal as zero
-        (the reference's operands and result, the backend's result: a CPU's FTZ and DAZ
-        modes) is that difference, whatever the operation: it gets its own signature,
-        ``subnormal`` -> ``flushed``, so that one registry entry names it and nothing else."""
-        if case.exact or not any(m.kind == "value" for m in mismatches) or expected.values is None:
-            return mismatches
-        # subnormal where the backend computes: in a narrower dtype than NumPy's, it flushes more
-        like = actual.dtype if actual.dtype in dtypes.FLOATING and expected.dtype in dtypes.FLOATING else None
-        if like in ("complex64", "complex128"):
-            like = "float32" if like == "complex64" else "float64"
-        operands = [a for a in case.args if isinstance(a, np.ndarray)]
-        if not any(has_subnormals(a, like) for a in operands + [expected.values]):
-            return mismatches
-        daz = replace(case, args=tuple(dtypes.flushed(a, like) if isinstance(a, np.ndarray) else a for a in case.args))
-        # a comparison under DAZ sees a subnormal as zero but may pass it on (min, remainder's sign fix-up):
-        # so the two sides agree modulo subnormals, each read as a zero
-        read_as_zero = replace(actual, values=dtypes.flushed(actual.values, like)) if actual.values is not None else actual
-        for reference in (expected, accurate(self.reference, daz, self.call(self.reference, daz))):
-            if reference.raised or reference.values is None:
-                continue
-            ftz = replace(reference, values=dtypes.flushed(reference.values, like))
-            if not any(m.kind == "value" for m in oracle.compare(ftz, read_as_zero, allowed)):
-                return [replace(m, expected="subnormal", actual="flushed",
-                                detail=f"{m.detail}; as the reference with subnormals flushed to zero (FTZ/DAZ)")
-                        if m.kind == "value" else m for m in mismatches]
-        return mismatches
-
     def key(self, fields: dict) -> records.Key:
         return records.Key(self.backend.id, self.device, fields["reference"], self.family, fields["op"], fields["kind"],
                            fields["inputs"], fields["expected"], fields["actual"])
@@ -452,35 +440,6 @@ class Checker:
                 tables=tables,
             ))
         return out
-
-
-def has_subnormals(values: np.ndarray, like: str | None = None) -> bool:
-    if values.dtype.kind not in "fcV":
-        return False
-    bits = np.dtype(f"V{values.dtype.itemsize}")  # -0.0 and NaN payloads count
-    return not np.array_equal(np.atleast_1d(dtypes.flushed(values, like)).view(bits), np.atleast_1d(values).view(bits))
-
-
-def accurate(reference: Adapter, case: Case, expected: Outcome) -> Outcome:
-    """The reference's result of an elementwise operation that is not correctly rounded
-    (exp, sin, power, ...), recomputed in wider precision and rounded once, so that
-    NumPy's own rounding errors are not charged to the backends: the operands as the
-    reference computes them (converted to its result dtype), in float64 for narrower
-    floats and long double for float64 (where it is wider), the values rounded back.
-    Dtype, shape and errors stay NumPy's."""
-    declared = ops.get(case.op)
-    if (expected.raised or expected.values is None or not declared.elementwise or declared.correctly_rounded
-            or expected.dtype not in dtypes.REAL_FLOAT or case.program is not None):
-        return expected
-    result = dtypes.to_numpy(expected.dtype)
-    wide = np.float64 if result != np.float64 else np.longdouble
-    if wide == np.longdouble and np.finfo(np.longdouble).nmant <= np.finfo(np.float64).nmant:
-        return expected
-    kwargs = {k: v for k, v in case.kwargs.items() if k != "dtype"}
-    with np.errstate(all="ignore"):
-        operands = [np.asarray(a).astype(result).astype(wide) for a in case.args]
-        values = np.asarray(reference.function(case.op)(*operands, **kwargs)).astype(result)
-    return replace(expected, values=values.reshape(expected.values.shape))
 
 
 def backend_info(adapter: Adapter) -> records.Backend:

@@ -1,0 +1,76 @@
+"""What the reference says about float values, beyond NumPy's plain result: the value
+of a math function computed in wider precision and rounded once (NumPy's own float32
+functions are not correctly rounded), and whether a difference is a CPU's
+flush-to-zero mode rather than a wrong result."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Callable
+
+import numpy as np
+
+from compat.adapters import Adapter
+from compat.core import dtypes, ops, oracle
+from compat.core.case import Case
+from compat.core.outcome import Outcome
+
+
+def has_subnormals(values: np.ndarray, like: str | None = None) -> bool:
+    """Whether ``values`` holds a subnormal (of its dtype, or of the narrower ``like``)."""
+    if values.dtype.kind not in "fcV":
+        return False
+    bits = np.dtype(f"V{values.dtype.itemsize}")  # -0.0 and NaN payloads count
+    return not np.array_equal(np.atleast_1d(dtypes.flushed(values, like)).view(bits), np.atleast_1d(values).view(bits))
+
+
+def accurate(reference: Adapter, case: Case, expected: Outcome) -> Outcome:
+    """The reference's result of an elementwise operation that is not correctly rounded
+    (exp, sin, power, ...), recomputed in wider precision and rounded once, so that
+    NumPy's own rounding errors are not charged to the backends: the operands as the
+    reference computes them (converted to its result dtype), in float64 for narrower
+    floats and long double for float64 (where it is wider), the values rounded back.
+    Dtype, shape and errors stay NumPy's."""
+    declared = ops.get(case.op)
+    if (expected.raised or expected.values is None or not declared.elementwise or declared.correctly_rounded
+            or expected.dtype not in dtypes.REAL_FLOAT or case.program is not None):
+        return expected
+    result = dtypes.to_numpy(expected.dtype)
+    wide = np.float64 if result != np.float64 else np.longdouble
+    if wide == np.longdouble and np.finfo(np.longdouble).nmant <= np.finfo(np.float64).nmant:
+        return expected
+    kwargs = {k: v for k, v in case.kwargs.items() if k != "dtype"}
+    with np.errstate(all="ignore"):
+        operands = [np.asarray(a).astype(result).astype(wide) for a in case.args]
+        values = np.asarray(reference.function(case.op)(*operands, **kwargs)).astype(result)
+    return replace(expected, values=values.reshape(expected.values.shape))
+
+
+def as_flush_to_zero(reference: Adapter, call: Callable[[Adapter, Case], Outcome], case: Case, expected: Outcome,
+                     actual: Outcome, mismatches: list, allowed: oracle.Bound) -> list:
+    """A value mismatch that goes away when both sides read every subnormal as zero
+    (the reference's operands and result, the backend's result: a CPU's FTZ and DAZ
+    modes) is that difference, whatever the operation: it gets its own signature,
+    ``subnormal`` -> ``flushed``, so that one registry entry names it and nothing else."""
+    if case.exact or not any(m.kind == "value" for m in mismatches) or expected.values is None:
+        return mismatches
+    # subnormal where the backend computes: in a narrower dtype than NumPy's, it flushes more
+    like = actual.dtype if actual.dtype in dtypes.FLOATING and expected.dtype in dtypes.FLOATING else None
+    if like in ("complex64", "complex128"):
+        like = "float32" if like == "complex64" else "float64"
+    operands = [a for a in case.args if isinstance(a, np.ndarray)]
+    if not any(has_subnormals(a, like) for a in operands + [expected.values]):
+        return mismatches
+    daz = replace(case, args=tuple(dtypes.flushed(a, like) if isinstance(a, np.ndarray) else a for a in case.args))
+    # a comparison under DAZ sees a subnormal as zero but may pass it on (min, remainder's sign fix-up):
+    # so the two sides agree modulo subnormals, each read as a zero
+    read_as_zero = replace(actual, values=dtypes.flushed(actual.values, like)) if actual.values is not None else actual
+    for result in (expected, accurate(reference, daz, call(reference, daz))):
+        if result.raised or result.values is None:
+            continue
+        ftz = replace(result, values=dtypes.flushed(result.values, like))
+        if not any(m.kind == "value" for m in oracle.compare(ftz, read_as_zero, allowed)):
+            return [replace(m, expected="subnormal", actual="flushed",
+                            detail=f"{m.detail}; as the reference with subnormals flushed to zero (FTZ/DAZ)")
+                    if m.kind == "value" else m for m in mismatches]
+    return mismatches
