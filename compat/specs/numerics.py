@@ -26,7 +26,7 @@ UNARY = ops.names("exp", "log", "sqrt", "sin", "tanh", "sign", "floor", "round")
 BINARY = ops.names("add", "multiply", "true_divide", "floor_divide", "remainder", "power", "maximum", "minimum",
                    "less", "equal")
 REDUCTIONS = ops.names("sum", "prod", "max", "min")
-MAX_SIZE = 4  # special values act elementwise: a few elements show them, and keep compiled shapes few
+SIZES = (1, 3)  # special values act elementwise: one element shows them, three meet each other (and few shapes to compile)
 
 
 def value_classes(name: str) -> dict[str, list[float]]:
@@ -72,7 +72,7 @@ def test_elementwise_operations_on_special_values(xp, op, values, data):
     and C99's special cases), rounded as the oracle demands. Each class of values is covered
     on purpose: the first operand draws from it; a second draws from it or from every class."""
     dtype = data.draw(st.sampled_from(FLOATS), label="dtype")
-    size = data.draw(st.integers(1, MAX_SIZE), label="size")
+    size = data.draw(st.sampled_from(SIZES), label="size")
     operands = [data.draw(arrays(dtype, (size,), elements=class_elements(dtype, values)), label="x0")]
     if ops.get(op).arity == 2:
         either = st.one_of(class_elements(dtype, values), any_elements(dtype))
@@ -98,7 +98,7 @@ def test_reductions_on_special_values(xp, op, data):
     subnormals add up. (Overflow and underflow part-way depend on the order of the
     terms, which no framework promises: those values are left out.)"""
     dtype = data.draw(st.sampled_from(FLOATS), label="dtype")
-    shape = data.draw(st.sampled_from([(MAX_SIZE,), (2, 2)]), label="shape")
+    shape = data.draw(st.sampled_from([(4,), (2, 2)]), label="shape")
     special = st.sampled_from(order_free_values(dtype, op))
     x = data.draw(arrays(dtype, shape, elements=st.one_of(special, special, special, moderate_elements(dtype))), label="x")
     axis = data.draw(st.none() | st.integers(-x.ndim, x.ndim - 1), label="axis")
@@ -134,7 +134,7 @@ def test_integer_arithmetic_wraps_at_the_limits(xp, op, data):
     int8 127 + 1 is -128, abs(-128) is -128, -128 // -1 is -128. Divisors are never 0
     (that is surveyed below)."""
     dtype = data.draw(dtype_names(dtypes.INTEGER), label="dtype")
-    size = data.draw(st.integers(1, MAX_SIZE), label="size")
+    size = data.draw(st.sampled_from(SIZES), label="size")
     values = st.sampled_from(integer_limits(dtype))
     operands = [data.draw(arrays(dtype, (size,), elements=values), label="x0")]
     if ops.get(op).arity == 2:
