@@ -65,7 +65,8 @@ def bound(op: str, args: tuple = (), kwargs: dict | None = None) -> Bound:
         return EXACT
     if declared.accumulates and args:
         wide = [np.asarray(a, dtype=np.complex128 if np.iscomplexobj(a) else np.float64) for a in args]
-        magnitude, count = declared.terms(*wide, **{k: v for k, v in (kwargs or {}).items() if k != "dtype"})
+        with np.errstate(all="ignore"):  # 0 * inf in a product of magnitudes is NaN: no bound, judged as special
+            magnitude, count = declared.terms(*wide, **{k: v for k, v in (kwargs or {}).items() if k != "dtype"})
         return Bound(1, count * np.asarray(magnitude), f"1 ULP + {count}*eps*sum(|terms|) ({count} terms)")
     return APPROXIMATE
 
