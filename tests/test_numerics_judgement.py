@@ -80,3 +80,15 @@ def test_flush_to_zero_has_its_own_signature(op, args):
 def test_a_tiny_normal_result_set_to_zero_is_not_a_flush():
     x = np.float32([1e-16, 1.0])  # 1e-32: a normal float32
     assert signatures(ZeroesTinyResults(), "multiply", x, x) == [("value", "finite", "+0")]
+
+
+def test_flushing_reads_subnormal_components_as_zero_and_keeps_the_rest():
+    from compat.core import dtypes
+
+    tiny = np.finfo(np.float32).smallest_subnormal
+    values = np.array([complex(np.inf, tiny), complex(-tiny, np.nan), complex(1.0, -2.0)], np.complex64)
+    flushed = dtypes.flushed(values)
+    assert np.isposinf(flushed[0].real) and flushed[0].imag == 0
+    assert flushed[1].real == 0 and np.signbit(flushed[1].real) and np.isnan(flushed[1].imag)
+    assert flushed[2] == values[2]
+    assert dtypes.flushed(np.float64([1e-310, 1e-300]), like="float32").tolist() == [0.0, 0.0]  # subnormal in float32

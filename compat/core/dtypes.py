@@ -96,7 +96,9 @@ def flushed(values: np.ndarray, like: str | None = None) -> np.ndarray:
     name = np.dtype(values.dtype).name
     if name in ("complex64", "complex128"):
         part = "float32" if name == "complex64" else "float64"
-        return (flushed(np.real(values).astype(part), like) + 1j * flushed(np.imag(values).astype(part), like)).astype(values.dtype)
+        out = np.empty_like(values)
+        out.real, out.imag = flushed(np.real(values).astype(part), like), flushed(np.imag(values).astype(part), like)
+        return out
     if name not in SMALLEST_NORMAL:
         return values
     threshold = max(SMALLEST_NORMAL[name], SMALLEST_NORMAL.get(like, 0.0))
