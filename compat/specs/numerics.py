@@ -26,7 +26,7 @@ UNARY = ops.names("exp", "log", "sqrt", "sin", "tanh", "sign", "floor", "round")
 BINARY = ops.names("add", "multiply", "true_divide", "floor_divide", "remainder", "power", "maximum", "minimum",
                    "less", "equal")
 REDUCTIONS = ops.names("sum", "prod", "max", "min")
-SIZES = (1, 3)  # special values act elementwise: one element shows them, three meet each other (and few shapes to compile)
+SIZES = (1, 3)  # one element shows a special value, three meet each other; few shapes for JAX to compile
 
 
 def value_classes(name: str) -> dict[str, list[float]]:
