@@ -85,23 +85,23 @@ def finfo(name: str):
     return np.finfo(np.dtype(name))
 
 
+COMPONENT = {"complex64": "float32", "complex128": "float64"}  # the real dtype of each part
 SMALLEST_NORMAL = {"float16": 2.0**-14, "bfloat16": 2.0**-126, "float32": 2.0**-126, "float64": 2.0**-1022}
 
 
 def flushed(values: np.ndarray, like: str | None = None) -> np.ndarray:
     """``values`` with every subnormal replaced by a zero of its sign, as a CPU in
     flush-to-zero / denormals-are-zero mode treats them: subnormal in their own dtype,
-    or in ``like`` where that is narrower (a backend that computes in it); complex
-    numbers by component; other dtypes unchanged."""
+    or in ``like`` where that is narrower (a backend that computes in it; a complex
+    ``like`` by its component); complex numbers by component; other dtypes unchanged."""
     name = np.dtype(values.dtype).name
-    if name in ("complex64", "complex128"):
-        part = "float32" if name == "complex64" else "float64"
+    if name in COMPONENT:
         out = np.empty_like(values)
-        out.real, out.imag = flushed(np.real(values).astype(part), like), flushed(np.imag(values).astype(part), like)
+        out.real, out.imag = (flushed(part.astype(COMPONENT[name]), like) for part in (np.real(values), np.imag(values)))
         return out
     if name not in SMALLEST_NORMAL:
         return values
-    threshold = max(SMALLEST_NORMAL[name], SMALLEST_NORMAL.get(like, 0.0))
+    threshold = max(SMALLEST_NORMAL[name], SMALLEST_NORMAL.get(COMPONENT.get(like, like), 0.0))
     wide = values.astype(np.float64)
     subnormal = (wide != 0) & (np.abs(wide) < threshold)
     return np.where(subnormal, np.copysign(0.0, wide), wide).astype(values.dtype)

@@ -174,6 +174,11 @@ class Checker:
         finally:
             self.framework_seconds += time.perf_counter() - start
 
+    def expected_of(self, case: Case) -> Outcome:
+        """The reference's outcome of ``case``: NumPy's, its math functions' values computed
+        in wider precision (compat.harness.reference.accurate)."""
+        return accurate(self.reference, case, self.call(self.reference, case))
+
     def replay_casualty(self) -> None:
         """The case a previous run of this spec died in, first: with its call in a
         child process now, its crash or hang is a divergence with this example."""
@@ -251,12 +256,12 @@ class Checker:
             return unsupported
         case = Case(op, args, kwargs, exact=exact)
         self.count_example()
-        expected = accurate(self.reference, case, self.call(self.reference, case))
+        expected = self.expected_of(case)
         actual = self.call(self.backend, case, self.device)
         self.cases[op] += 1
         allowed = oracle.bound(op, args, kwargs)
         mismatches = self.without_consequences(case, actual, oracle.compare(expected, actual, allowed, case.exact), allowed)
-        mismatches = as_flush_to_zero(self.reference, self.call, case, expected, actual, mismatches, allowed)
+        mismatches = as_flush_to_zero(self.expected_of, case, expected, actual, mismatches, allowed)
         if self.on_reference_device is not None:  # first: what a device team asks
             self.compare_devices(case, actual)
         moves_to = ops.get(op).moves_to
@@ -326,7 +331,7 @@ class Checker:
         """The backend's largest error on ``op(*args)`` (elementwise, real float result) in
         ULPs of the reference computed in wider precision, and where: a survey cell."""
         case = Case(op, args)
-        expected = accurate(self.reference, case, self.call(self.reference, case))
+        expected = self.expected_of(case)
         actual = self.call(self.backend, case, self.device)
         if actual.raised or actual.values is None or actual.shape != expected.shape:
             return actual.describe() if actual.raised else f"shape {actual.shape}"
@@ -388,8 +393,7 @@ class Checker:
         kinds = {m.kind for m in mismatches}
         if not {"dtype", "value"} <= kinds:
             return mismatches
-        in_dtype = replace(case, kwargs={**case.kwargs, "dtype": actual.dtype})
-        in_actual_dtype = accurate(self.reference, in_dtype, self.call(self.reference, in_dtype))
+        in_actual_dtype = self.expected_of(replace(case, kwargs={**case.kwargs, "dtype": actual.dtype}))
         if in_actual_dtype.raised or in_actual_dtype.dtype != actual.dtype:
             return mismatches
         if oracle.compare(in_actual_dtype, actual, allowed):
