@@ -43,6 +43,9 @@ class JaxAdapter(Adapter):
         os.environ.setdefault("JAX_COMPILATION_CACHE_DIR", str(cache.directory("jax")))
         os.environ.setdefault("JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS", "0")
         os.environ.setdefault("JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES", "0")
+        # errors are outcomes here, and filtering walks every frame of each one raised (about a
+        # tenth of the dtype tables' time); records keep the message, never the traceback
+        os.environ.setdefault("JAX_TRACEBACK_FILTERING", "off")
 
     def context(self):
         import jax
