@@ -69,6 +69,8 @@ def jobs(tmp, malformed_results):
                                             "--compat-registry", str(tmp / "bad-registry.toml")], tmp / "bad-registry"),
         "unwritable-results": lambda: run_pytest([PROMOTION, *quick, "--backends", "numpy"], tmp / "unwritable",
                                                  results=tmp / "a-file" / "sub"),
+        "unknown-mode": lambda: run_pytest([PROMOTION, *quick, "--backends", "numpy", "--modes", "numpy:jit"],
+                                           tmp / "unknown-mode"),
         "bad-adapter-path": lambda: run_pytest([PROMOTION, *quick, "--adapter", "no_such_module_xyz:Adapter"], tmp / "bad-adapter"),
         "not-installed": lambda: run_pytest([PROMOTION, "-k", "literal", "-rs", "--adapter", f"{ADAPTER_MODULE}:Missing",
                                              "--device", "missingfw:gpu:0", "--reference-device", "missingfw:cpu:0"],
@@ -93,6 +95,10 @@ def test_unknown_backend(jobs):
 
 def test_bench_of_an_unknown_backend(jobs):
     assert_one_line_error(jobs["bench-unknown-backend"], "compat bench: unknown backend 'nosuch'", code=2)
+
+
+def test_unknown_execution_mode(jobs):
+    assert_one_line_error(jobs["unknown-mode"], "--modes 'numpy:jit'", "no execution mode 'jit'")
 
 
 def test_malformed_registry(jobs, tmp):

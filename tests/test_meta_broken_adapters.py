@@ -1,4 +1,4 @@
-"""Meta-tests: the harness must catch deliberately broken adapters (compat/adapters/broken.py)
+"""Meta-tests: the harness must catch deliberately broken adapters (compat/adapters/broken/)
 registered through the public path ``--adapter compat.adapters.broken:Name``, record the
 divergence with the right kind and op, give a reproducer that shows it, and fail the
 spec in strict mode. And NumPy checked against itself must give no divergence at all.

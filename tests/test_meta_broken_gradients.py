@@ -1,5 +1,5 @@
 """Meta-tests for the gradient family (compat/specs/gradients.py): gradient bugs planted
-in the torch adapter (compat/adapters/broken.py), registered through the public path
+in the torch adapter (compat/adapters/broken/), registered through the public path
 ``--adapter compat.adapters.broken:Name``, must be caught against finite differences
 (reference numpy-fd) with the right kind, and fail the spec in strict mode."""
 

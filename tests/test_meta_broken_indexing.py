@@ -1,5 +1,5 @@
 """Meta-tests for the indexing family (compat/specs/indexing.py): the harness must catch
-indexing bugs planted in NumPy adapters (compat/adapters/broken.py) registered through the
+indexing bugs planted in NumPy adapters (compat/adapters/broken/) registered through the
 public path ``--adapter compat.adapters.broken:Name``, record each with the right op and
 kind and an example call in Python syntax, give a reproducer that shows NumPy and the
 broken adapter disagreeing, and fail the spec in strict mode.
@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 import pytest
 
+from compat.adapters import broken
 from compat.results import records
 from tests.helpers import Jobs, output, reproducer_lines, run_pytest, run_reproducer, json_of
 
@@ -86,7 +87,8 @@ def report_divergences(jobs, key) -> list[dict]:
     assert {r["kind"] for r in json_of(run.divergences)} <= plant.kinds, [r["detail"] for r in json_of(run.divergences)]
     for record in json_of(run.divergences):
         assert record["family"] == "indexing" and record["status"] == "new" and record["known"] is None
-        assert record["backend"]["adapter"] == f"compat.adapters.broken:{plant.adapter}"
+        fault = getattr(broken, plant.adapter)
+        assert record["backend"]["adapter"] == f"{fault.__module__}:{fault.__qualname__}"
     return json_of(run.divergences)
 
 

@@ -1,5 +1,5 @@
 """Meta-tests for the numerics family and the ULP oracle: value faults that an absolute
-tolerance lets through (compat/adapters/broken.py: a multiply one ULP off, a square root
+tolerance lets through (compat/adapters/broken/: a multiply one ULP off, a square root
 off by 3.7e-4 below 1e-6, log(0) giving NaN) are caught by a default-profile run, recorded
 as value divergences of their operation, with a reproducer that shows the difference."""
 

@@ -81,6 +81,8 @@ class Adapter:
     OPS: ClassVar[dict[str, str | Unsupported]] = {}
     CONFIGS: ClassVar[dict[str, dict[str, Any]]] = {"": {}}  # label -> config
     DEFAULT_CONFIGS: ClassVar[tuple[str, ...]] = ("",)  # the configs a bare backend name selects
+    MODES: ClassVar[dict[str, str]] = {"eager": "op by op, as written"}  # execution mode -> how it runs a call
+    DEFAULT_MODES: ClassVar[tuple[str, ...]] = ()  # the modes besides eager that a run checks by default
     reference_device: ClassVar[str] = "cpu:0"  # what other devices are compared with
     plugin: ClassVar[Any] = None  # compat.devices.PluginDevices: compat's reference plug-ins for this backend
 
@@ -198,11 +200,13 @@ class Adapter:
                 for alias, module in self.imports.items() if not module.startswith("compat.")]
 
     # -- calling -------------------------------------------------------------------
-    def call(self, op: str, args: tuple, kwargs: dict | None = None, device: str | None = None) -> Outcome:
-        """Run ``op(*args, **kwargs)`` (NumPy arrays and Python values) on ``device``;
-        an exception the backend raises is an outcome like any other."""
+    def call(self, op: str, args: tuple, kwargs: dict | None = None, device: str | None = None,
+             mode: str = "eager") -> Outcome:
+        """Run ``op(*args, **kwargs)`` (NumPy arrays and Python values) on ``device``, in
+        an execution ``mode`` (one of MODES); an exception the backend raises, while it
+        traces, compiles or runs, is an outcome like any other."""
         try:
-            with self.context(), self.device_scope(device), warnings.catch_warnings():
+            with self.context(mode), self.device_scope(device), warnings.catch_warnings():
                 warnings.simplefilter("ignore")  # numpy's "divide by zero" etc. are not results
                 fn = self.function(op)
                 backend_args = [self.convert(a, device) for a in args]
@@ -210,17 +214,28 @@ class Adapter:
                 if prepare is not None:
                     backend_args = prepare(*backend_args)
                 backend_kwargs = {k: self.dtype(v) if k == "dtype" else v for k, v in (kwargs or {}).items()}
-                return self.outcome(fn(*backend_args, **backend_kwargs))
+                if mode == "eager":
+                    return self.outcome(fn(*backend_args, **backend_kwargs))
+                operands, rebuild = traced_arguments(op, args, backend_args)
+
+                def traced(*values):
+                    return fn(*rebuild(values), **backend_kwargs)
+                return self.outcome(self.compile(mode, traced)(*operands))
         except Exception as error:
             return Outcome(error=error, error_category=self.classify(error))
+
+    def compile(self, mode: str, function):
+        """``function`` (of the call's operands) as ``mode`` runs it: traced and compiled
+        (jax.jit, tf.function, torch.compile) or recorded lazily; it is called once."""
+        raise UnsupportedOperation(f"{self.id} has no execution mode {mode!r}")
 
     def isolate(self, op: str, args: tuple) -> bool:
         """True for calls known to abort the interpreter now and then (framework bugs):
         the harness runs those in a child process."""
         return False
 
-    def context(self):
-        """A context manager that applies this adapter's config around a call."""
+    def context(self, mode: str = "eager"):
+        """A context manager that applies this adapter's config (and execution mode) around a call."""
         return contextlib.nullcontext()
 
     def setup_lines(self) -> list[str]:
@@ -313,6 +328,42 @@ class Adapter:
     def plugin_devices(self) -> list[str]:
         """Devices compat itself gives this backend (its reference plug-ins), checked by default."""
         return list(self.plugin.names) if self.plugin is not None else []
+
+
+class Slot(int):
+    """Where a traced operand goes back into a call's arguments (traced_arguments)."""
+
+
+def traced_arguments(op: str, original: tuple, converted: list) -> tuple[list, types.FunctionType]:
+    """The operands a compiled call takes as its arguments, and how to rebuild the call's
+    positional arguments from them. Operands are the backend arrays (converted from NumPy,
+    at any depth of a tuple) and the Python numbers passed as operands of the operation
+    (its positional parameters, the index excepted: ``x + 2`` traces the 2, as
+    ``jax.jit(f)(x, 2)`` would); axes, shapes (tuples of ints), slices, index integers
+    and dtypes stay what they are while the call is traced, as users write them."""
+    declared = ops.get(op)
+    operands: list = []
+
+    def walk(before, after, is_operand: bool):
+        if (isinstance(before, np.ndarray) and not isinstance(after, np.ndarray)) or (
+                is_operand and isinstance(before, (bool, int, float, complex))):
+            operands.append(after)
+            return Slot(len(operands) - 1)
+        if isinstance(before, tuple) and isinstance(after, tuple) and len(before) == len(after):
+            return tuple(walk(b, a, False) for b, a in zip(before, after))  # a shape's ints stay static
+        return after
+
+    template = [walk(b, a, n < declared.arity and n != declared.index_arg)
+                for n, (b, a) in enumerate(zip(original, converted))]
+
+    def fill(value, values):
+        if type(value) is Slot:
+            return values[value]
+        return tuple(fill(v, values) for v in value) if isinstance(value, tuple) else value
+
+    def rebuild(values) -> list:
+        return [fill(v, values) for v in template]
+    return operands, rebuild
 
 
 def is_compat_function(value) -> bool:

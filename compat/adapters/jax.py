@@ -35,6 +35,8 @@ class JaxAdapter(Adapter):
     OPS = {"norm": "jnp.linalg.norm", "relu": "jax.nn.relu", **{op: f"ops.{op}" for op in FUNCTIONS}}
     CONFIGS = {"x64": {"x64": True}, "x32": {"x64": False}}
     DEFAULT_CONFIGS = ("x64", "x32")
+    MODES = {"eager": "op by op (jax.disable_jit)", "jit": "jax.jit of the whole call, operands traced"}
+    DEFAULT_MODES = ("jit",)
     plugin = JaxCpuDevices()  # a second virtual CPU device
 
     def __init__(self, label=""):
@@ -47,13 +49,21 @@ class JaxAdapter(Adapter):
         # tenth of the dtype tables' time); records keep the message, never the traceback
         os.environ.setdefault("JAX_TRACEBACK_FILTERING", "off")
 
-    def context(self):
+    def context(self, mode="eager"):
         import jax
 
         stack = contextlib.ExitStack()
         stack.enter_context(jax.enable_x64(self.config["x64"]))
-        stack.enter_context(jax.disable_jit())
+        if mode == "eager":
+            stack.enter_context(jax.disable_jit())
         return stack
+
+    def compile(self, mode, function):
+        if mode != "jit":
+            return super().compile(mode, function)
+        import jax
+
+        return jax.jit(function)
 
     def setup_lines(self):
         return [f'jax.config.update("jax_enable_x64", {self.config["x64"]})']

@@ -37,6 +37,9 @@ class TensorflowAdapter(Adapter):
     }
     CONFIGS = {"": LEGACY, "prefer_float32": {**LEGACY, "prefer_float32": True}}
     DEFAULT_CONFIGS = ("",)
+    MODES = {"eager": "op by op", "function": "tf.function (a graph), operands as its arguments",
+             "xla": "tf.function(jit_compile=True): the graph compiled by XLA"}
+    DEFAULT_MODES = ("function", "xla")
     reference_device = "CPU:0"
     plugin = TensorflowApu()  # compat's reference PluggableDevice, "APU" (compat/devices/tensorflow_apu.cc)
 
@@ -56,7 +59,14 @@ class TensorflowAdapter(Adapter):
                 pass
         return "tensorflow"
 
-    def context(self):
+    def compile(self, mode, function):
+        if mode not in ("function", "xla"):
+            return super().compile(mode, function)
+        import tensorflow as tf
+
+        return tf.function(function, jit_compile=mode == "xla")
+
+    def context(self, mode="eager"):
         import contextlib
 
         import tensorflow.experimental.numpy as tnp

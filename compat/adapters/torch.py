@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import types
 
 import numpy as np
 
@@ -12,6 +13,30 @@ from compat.devices.plugins import TorchApu
 
 FUNCTIONS = ("prod", "cumsum", "take", "take_along_axis", "put_along_axis", "transpose", "set_at", "add_at", "copy_to",
              "grad", "jacobian", "per_example_grad", "hvp")
+
+
+def on_lazy_device(function):
+    """``function`` with its tensor operands on torch's lazy device: operations are
+    recorded, then compiled and run together at ``mark_step`` (the LazyTensor design
+    of X10); results come back to the CPU."""
+    import torch
+    import torch._lazy
+    import torch._lazy.ts_backend
+
+    if not getattr(on_lazy_device, "started", False):
+        torch._lazy.ts_backend.init()
+        on_lazy_device.started = True
+
+    def to(device, value):
+        if isinstance(value, torch.Tensor):
+            return value.to(device)
+        return type(value)(to(device, v) for v in value) if isinstance(value, (tuple, list)) else value
+
+    def run(*operands):
+        result = function(*to("lazy", operands))
+        torch._lazy.mark_step()
+        return to("cpu", result)
+    return run
 
 
 class TorchAdapter(Adapter):
@@ -35,6 +60,24 @@ class TorchAdapter(Adapter):
         **{op: f"ops.{op}" for op in FUNCTIONS},
     }
     plugin = TorchApu()  # compat's reference PrivateUse1 device, "apu" (compat/devices/torch_apu.cpp)
+    MODES = {"eager": "op by op", "compile": "torch.compile(fullgraph=True), the aot_eager backend (traced, not code-generated)",
+             "inductor": "torch.compile(fullgraph=True) with inductor, which generates C++ (g++)",
+             "lazy": "lazy tensors (torch._lazy, TorchScript backend): recorded, then run at mark_step"}
+    DEFAULT_MODES = ("compile", "lazy")
+
+    def compile(self, mode, function):
+        if mode == "lazy":
+            return on_lazy_device(function)
+        if mode not in ("compile", "inductor"):
+            return super().compile(mode, function)
+        import torch._dynamo
+
+        # Every call compiles afresh (its function is new): nothing accumulates in dynamo's cache,
+        # and a call it cannot compile whole is an error, never a silent fall-back to eager.
+        torch._dynamo.config.fail_on_recompile_limit_hit = True
+        fresh = types.FunctionType(function.__code__.replace(), function.__globals__, function.__name__,
+                                   function.__defaults__, function.__closure__)
+        return torch.compile(fresh, backend="aot_eager" if mode == "compile" else "inductor", fullgraph=True)
 
     def from_numpy(self, array, device):
         import torch
@@ -65,6 +108,10 @@ class TorchAdapter(Adapter):
         return isinstance(value, torch.Size) or super().is_shape(value)
 
     def classify(self, error):
+        # torch.compile wraps what the traced call raised (a TypeError "when making fake
+        # tensor call"): the cause says what kind, as eager's own error does
+        while type(error).__module__.startswith("torch._dynamo") and error.__cause__ is not None:
+            error = error.__cause__
         # torch raises RuntimeError for nearly everything; its messages say what kind
         message = str(error).lower()
         if isinstance(error, RuntimeError):

@@ -22,7 +22,7 @@ Rules, in order:
   equals 0.0 here, as in IEEE comparison: the sign of a zero result depends
   on summation order and is no promise of NumPy's API. ``exact=True`` (for
   copies, which must be bit-exact) compares bit patterns instead;
-  ``exact="computed"`` (a device against its reference device) too, except
+  ``exact="computed"`` (a device against its reference device, a mode against eager) too, except
   that any NaN matches any NaN: IEEE 754 leaves the payload of a computed NaN open.
 
 Each mismatch carries a shrink-stable signature (``expected``/``actual``: a

@@ -33,7 +33,7 @@ from compat.harness.gradient_tolerance import dtype_explains_values, gradient_to
 from compat.harness.inflight import Note
 from compat.harness.isolation import HUNG_AGAIN, Isolation
 from compat.harness.reference import accurate, as_flush_to_zero
-from compat.harness.reproducer import OnDevice, reproducer
+from compat.harness.reproducer import InMode, OnDevice, reproducer
 from compat.results import records
 from compat.results.registry import Entry, Registry
 
@@ -47,7 +47,7 @@ class Found:
     actual: Outcome
     mismatches: list[oracle.Mismatch]
     known: list[Entry | None]
-    reference: Adapter | OnDevice  # what the backend was compared with
+    reference: Adapter | OnDevice | InMode  # what the backend was compared with
 
     def size(self) -> tuple[int, int]:
         """Smaller is simpler: fewer elements (and program nodes), then shorter source."""
@@ -100,7 +100,7 @@ class Checker:
     """What a spec talks to: ``xp.check("add", x, y)``."""
 
     def __init__(self, backend: Adapter, family: str, spec: str, session: Session, device: str | None = None,
-                 reference_device: str | None = None, share: float = 1.0, fault: str | None = None,
+                 reference_device: str | None = None, mode: str = "eager", share: float = 1.0, fault: str | None = None,
                  casualty: Casualty | None = None):
         self.backend = backend
         self.session = session
@@ -108,6 +108,9 @@ class Checker:
         self.registry = session.registry
         # a device under test is also compared with the backend on its reference device
         self.on_reference_device = OnDevice(backend, reference_device or backend.reference_device) if device else None
+        # an execution mode besides eager is also compared with the same backend's eager result
+        self.mode = mode
+        self.in_eager_mode = InMode(backend, "eager") if mode != "eager" else None
         self.gradient_reference = session.gradient_reference if session.gradient_reference is not backend else None
         self.finite_differences = FiniteDifferences()
         self.family = family
@@ -120,6 +123,8 @@ class Checker:
         self.backend_info = backend_info(backend)
         if fault:
             self.backend_info = replace(self.backend_info, config={**self.backend_info.config, "fault": fault})
+        if mode != "eager":
+            self.backend_info = replace(self.backend_info, config={**self.backend_info.config, "mode": mode})
         self.cases: Counter[str] = Counter()
         self.observations: list[tuple[str, str, str]] = []  # survey cells: (table, row, value)
         self.seen: Counter[records.Key] = Counter()  # divergence -> examples that showed it
@@ -147,7 +152,7 @@ class Checker:
     def reference_name(self) -> str:
         return self.reference.name
 
-    def call(self, adapter: Adapter, case: Case, device: str | None = None) -> Outcome:
+    def call(self, adapter: Adapter, case: Case, device: str | None = None, mode: str = "eager") -> Outcome:
         """One framework call: in this process, noted as the call in flight, or in a
         child process where it can kill its process: calls the adapter knows to be
         dangerous (``Adapter.isolate``), and every call of a spec that killed its
@@ -157,7 +162,7 @@ class Checker:
             isolated = self.casualty is not None and adapter is not self.reference
             if isolated or adapter.isolate(case.op, case.args):
                 hung = (adapter.spec, case.op) in self.hung
-                outcome = self.session.isolation.run(adapter, case, device, (self.fault, self.session.seed),
+                outcome = self.session.isolation.run(adapter, case, device, (self.fault, self.session.seed), mode,
                                                      limit=min(HUNG_AGAIN, self.session.isolation.call_limit) if hung else None)
                 if outcome.error_category == "timeout":
                     self.hung.add((adapter.spec, case.op))
@@ -167,7 +172,8 @@ class Checker:
             if note is not None:
                 note.begin(case, adapter.spec, device)
             try:
-                return adapter.call(case.op, args, case.kwargs, device)
+                # eager as the protocol had it before modes (adapters that override call keep working)
+                return adapter.call(case.op, args, case.kwargs, device, **({"mode": mode} if mode != "eager" else {}))
             finally:
                 if note is not None:
                     note.end()
@@ -257,27 +263,37 @@ class Checker:
         case = Case(op, args, kwargs, exact=exact)
         self.count_example()
         expected = self.expected_of(case)
-        actual = self.call(self.backend, case, self.device)
+        actual = self.call(self.backend, case, self.device, self.mode)
         self.cases[op] += 1
         allowed = oracle.bound(op, args, kwargs)
         mismatches = self.without_consequences(case, actual, oracle.compare(expected, actual, allowed, case.exact), allowed)
         mismatches = as_flush_to_zero(self.expected_of, case, expected, actual, mismatches, allowed)
         if self.on_reference_device is not None:  # first: what a device team asks
             self.compare_devices(case, actual)
+        if self.in_eager_mode is not None:  # first: what a compiler team asks
+            self.compare_modes(case, actual)
         moves_to = ops.get(op).moves_to
         target = args[moves_to] if moves_to is not None else self.device
         self.judge(case, self.reference, expected, actual, mismatches + self.misplaced(actual, target))
         return actual
 
     def compare_devices(self, case: Case, actual: Outcome) -> None:
-        """The device under test against the reference device: bit for bit (a copy
-        or an elementwise kernel has no excuse), within the oracle's tolerance for
-        operations whose rounding depends on summation order."""
-        reference = self.on_reference_device
-        on_reference = self.call(self.backend, case, self.backend.placement_on(reference.device))
+        """The device under test against the reference device."""
+        on_reference = self.call(self.backend, case, self.backend.placement_on(self.on_reference_device.device))
+        self.judge_against_itself(case, self.on_reference_device, on_reference, actual)
+
+    def compare_modes(self, case: Case, actual: Outcome) -> None:
+        """The execution mode against the same backend's eager result."""
+        self.judge_against_itself(case, self.in_eager_mode, self.call(self.backend, case, self.device), actual)
+
+    def judge_against_itself(self, case: Case, reference: OnDevice | InMode, expected: Outcome, actual: Outcome) -> None:
+        """The backend against itself elsewhere (another device, eager): bit for bit (a copy or
+        an elementwise kernel has no excuse; NaN payloads aside), within the oracle's bound for
+        operations whose rounding depends on summation order, and for programs (gradients),
+        which compilers may fuse and reassociate."""
         exact = "computed" if not ops.get(case.op).accumulates and case.program is None else False
         allowed = oracle.bound(case.op, case.args, case.kwargs) if case.program is None else oracle.PROGRAM
-        self.judge(case, reference, on_reference, actual, oracle.compare(on_reference, actual, allowed, exact=exact))
+        self.judge(case, reference, expected, actual, oracle.compare(expected, actual, allowed, exact=exact))
 
     def misplaced(self, actual: Outcome, target: str | None = None) -> list:
         """A result that is not where it should be: on the device under test
@@ -302,11 +318,13 @@ class Checker:
             return unsupported
         case = Case(transform, args, program=program)
         self.count_example()
-        actual = self.call(self.backend, case, self.device)
+        actual = self.call(self.backend, case, self.device, self.mode)
         expected = gradient_tolerance(self.finite_differences, transform, program, args)
         self.cases[transform] += 1
         if self.on_reference_device is not None:
             self.compare_devices(case, actual)
+        if self.in_eager_mode is not None:
+            self.compare_modes(case, actual)
         self.judge(case, self.finite_differences, expected, actual,
                    dtype_explains_values(oracle.compare(expected, actual, oracle.PROGRAM)) + self.misplaced(actual))
         if self.gradient_reference is not None:
@@ -319,7 +337,7 @@ class Checker:
     @timed
     def gradient_of(self, program: Program, shown: int = 0) -> str:
         """The backend's gradient of ``program`` with respect to input ``shown``, as text (surveys)."""
-        outcome = self.call(self.backend, Case("grad", program.inputs, program=program), self.device)
+        outcome = self.call(self.backend, Case("grad", program.inputs, program=program), self.device, self.mode)
         if not outcome.raised and outcome.parts is not None:
             outcome = outcome.parts[shown]
         if outcome.raised:
@@ -332,7 +350,7 @@ class Checker:
         ULPs of the reference computed in wider precision, and where: a survey cell."""
         case = Case(op, args)
         expected = self.expected_of(case)
-        actual = self.call(self.backend, case, self.device)
+        actual = self.call(self.backend, case, self.device, self.mode)
         if actual.raised or actual.values is None or actual.shape != expected.shape:
             return actual.describe() if actual.raised else f"shape {actual.shape}"
         errors = oracle.ulp_errors(expected.values, actual.values)
@@ -345,7 +363,7 @@ class Checker:
     @timed
     def outcome_of(self, op: str, *args) -> str:
         """What the backend's ``op(*args)`` gives, as text (surveys of what NumPy leaves open)."""
-        return self.call(self.backend, Case(op, args), self.device).describe()
+        return self.call(self.backend, Case(op, args), self.device, self.mode).describe()
 
     @timed
     def across_devices(self, op: str, x: np.ndarray, y: np.ndarray) -> str:
@@ -401,7 +419,7 @@ class Checker:
         return [m for m in mismatches if m.kind != "value"]
 
     def key(self, fields: dict) -> records.Key:
-        return records.Key(self.backend.id, self.device, fields["reference"], self.family, fields["op"], fields["kind"],
+        return records.Key(self.backend_info.row, self.device, fields["reference"], self.family, fields["op"], fields["kind"],
                            fields["inputs"], fields["expected"], fields["actual"])
 
     def divergence_fields(self, case: Case, mismatch: oracle.Mismatch, reference: Adapter | OnDevice) -> dict:
@@ -435,7 +453,7 @@ class Checker:
                 actual=actual.to_json(),
                 detail=mismatch.detail,
                 example=found.case.example(),
-                reproducer=reproducer(found.case, found.reference, self.backend, self.device),
+                reproducer=reproducer(found.case, found.reference, self.backend, self.device, self.mode),
                 count=max(self.seen[self.key(fields)], 1),
                 first_seen_after=self.first_seen.get(self.key(fields), 0),
                 first_example=self.first_example.get(self.key(fields)),

@@ -43,7 +43,8 @@ BROKEN = "compat.adapters.broken"
 FAMILIES = ("promotion", "broadcasting", "indexing", "gradients", "placement", "numerics")
 # per family: what else its runs need (gradients: the default device only; placement:
 # the devices under test only, compat's reference plug-ins)
-FAMILY_OPTIONS = {"gradients": ["--device", "none"], "placement": ["--only-devices"]}
+# promotion: the faults' default execution modes (a rule broken only when a call is traced)
+FAMILY_OPTIONS = {"gradients": ["--device", "none"], "placement": ["--only-devices"], "promotion": ["--modes", "default"]}
 
 
 @dataclass(frozen=True)

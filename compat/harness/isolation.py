@@ -65,12 +65,12 @@ class Isolation:
         self.children: dict[str, tuple[subprocess.Popen, Any]] = {}  # adapter spec -> child, file of its stderr
         self.outcomes: dict[tuple[str, bytes], Outcome] = {}  # a repeated call (shrinking) is not run again
 
-    def run(self, adapter: Adapter, case, device: str | None, fault: tuple = (None, 0),
+    def run(self, adapter: Adapter, case, device: str | None, fault: tuple = (None, 0), mode: str = "eager",
             limit: float | None = None) -> Outcome:
-        """``case`` (compat.core.case.Case) on ``adapter`` in its child, with the plug-in
-        ``fault`` (name, seed) switched on there as it is here, within ``limit`` seconds
-        (default: the per-call limit)."""
-        request = pickle.dumps((case, device, fault))
+        """``case`` (compat.core.case.Case) on ``adapter`` in its child, in execution ``mode``,
+        with the plug-in ``fault`` (name, seed) switched on there as it is here, within
+        ``limit`` seconds (default: the per-call limit)."""
+        request = pickle.dumps((case, device, fault, mode))
         key = (adapter.spec, request)
         if key not in self.outcomes:
             self.outcomes[key] = self.call(adapter.spec, request, limit or self.call_limit)
@@ -178,7 +178,7 @@ def child(spec: str) -> None:
     fault = (None, 0)
     while True:
         try:
-            case, device, wanted = pickle.loads(receive(sys.stdin.buffer))
+            case, device, wanted, mode = pickle.loads(receive(sys.stdin.buffer))
         except EOFError:
             return
         if wanted != fault and adapter.plugin is not None and adapter.plugin.faults:
@@ -186,7 +186,7 @@ def child(spec: str) -> None:
             fault = wanted
         for _ in range(ATTEMPTS):
             args = case.args if case.program is None else (case.program.bind(adapter, device), *case.args)
-            outcome = adapter.call(case.op, args, case.kwargs, device)
+            outcome = adapter.call(case.op, args, case.kwargs, device, **({"mode": mode} if mode != "eager" else {}))
             if outcome.raised:
                 break
         if outcome.raised:  # framework exceptions need not pickle; keep what a record shows

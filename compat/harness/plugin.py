@@ -26,7 +26,8 @@ from compat.adapters import AdapterError
 from compat.harness import casualties, inflight, supervision
 from compat.harness.checker import Session, backend_info
 from compat.harness.isolation import Isolation
-from compat.harness.selection import fraction, gradient_reference, of_missing_backend, parse_device, select, select_devices
+from compat.harness.selection import (fraction, gradient_reference, of_missing_backend, parse_device, select, select_devices,
+                                      select_modes)
 from compat.results import records, registry, report
 from compat.results.records import RecordWriter, ResultsError, check_writable
 
@@ -35,6 +36,7 @@ pytest_plugins = ["compat.harness.xp"]
 DEFAULT_REGISTRY = Path(__file__).resolve().parents[2] / "fixtures" / "known-divergences.toml"
 DEFAULT_RESULTS = "compat-results"
 DEVICE_EXAMPLES = 0.2  # default share of examples for device params (--device-examples)
+MODE_EXAMPLES = 0.1  # default share of examples for execution-mode params (--mode-examples)
 
 # The xp fixture deliberately spans all examples of a test; framework calls are
 # slow the first time; the explain phase costs many calls per divergence.
@@ -77,6 +79,15 @@ def pytest_addoption(parser):
                     help="also run the device params with this plug-in fault switched on ('all': each fault of each "
                          "plug-in that does not kill or stall its process; python -m compat selftest uses it); the "
                          "fault's seed is --hypothesis-seed or 0")
+    group.addoption("--modes", default="none", metavar="LIST",
+                    help="execution modes to check besides eager, on the first config of each backend, each "
+                         "compared with NumPy and with the backend's eager result: BACKEND:MODE items (jax:jit, "
+                         "tensorflow:function, tensorflow:xla, torch:compile, torch:inductor, torch:lazy), 'default' "
+                         "(each backend's default modes), 'all', or 'none' (the default, until the divergences "
+                         "modes show are triaged)")
+    group.addoption("--mode-examples", type=fraction, default=None, metavar="FRACTION",
+                    help=f"share of each spec's examples (at least 5) and exhaustive tables that the mode params "
+                         f"check (default {MODE_EXAMPLES}; 1 with --hypothesis-profile thorough)")
     group.addoption("--reference-device", action="append", default=[], metavar="BACKEND:DEVICE",
                     help="what a backend's devices are compared with (default: its CPU, e.g. tensorflow:CPU:0)")
     group.addoption("--compat-registry", default=None, metavar="FILE",
@@ -106,6 +117,9 @@ class CompatSession:
         self.seed = int(config.getoption("hypothesis_seed", None) or 0)  # of faults and of exhaustive-table samples
         only_devices = config.getoption("only_devices")
         self.device_share = config.getoption("device_examples") or (1.0 if only_devices else DEVICE_EXAMPLES)
+        thorough = config.getoption("hypothesis_profile", None) == "thorough"
+        self.modes = {} if only_devices else select_modes(self.adapters, config.getoption("modes"), absent)
+        self.mode_share = config.getoption("mode_examples") or (1.0 if thorough else MODE_EXAMPLES)
         self.reference_devices = dict(parse_device(item, self.adapters) for item in config.getoption("reference_device")
                                       if not of_missing_backend(item, absent))
         self.worker = workerinput["workerid"] if workerinput else "main"

@@ -47,14 +47,32 @@ class OnDevice:
         return f"device:{self.device}"
 
 
+class InMode:
+    """A backend in an execution mode (eager), as what its other modes are compared with."""
+
+    def __init__(self, adapter: Adapter, mode: str) -> None:
+        self.adapter, self.mode = adapter, mode
+
+    @property
+    def id(self) -> str:
+        return f"mode:{self.mode}"
+
+
 def device_lines(adapter: Adapter, device: str | None) -> list[str]:
     """The lines that make ``device`` exist (a reference plug-in loaded) in a reproducer."""
     return adapter.plugin.reproducer_lines(device) if device and adapter.plugin is not None else []
 
 
-def reproducer(case: Case, reference: Adapter | OnDevice, backend: Adapter, device: str | None = None) -> str:
-    native = is_native(backend)
-    sides = [(reference.adapter, reference.device) if isinstance(reference, OnDevice) else (reference, None)]
+def reproducer(case: Case, reference: Adapter | OnDevice | InMode, backend: Adapter, device: str | None = None,
+               mode: str = "eager") -> str:
+    """A snippet printing both sides of a divergence. A call in an execution mode besides
+    eager goes through compat's adapter (``call(..., mode=)``), which traces exactly the
+    operands the harness traced; its eager side too, when that is the reference."""
+    native = is_native(backend) and mode == "eager"
+    if isinstance(reference, InMode):
+        sides = []
+    else:
+        sides = [(reference.adapter, reference.device) if isinstance(reference, OnDevice) else (reference, None)]
     if native:
         sides.append((backend, device))
     lines = ["import numpy as np"]
@@ -81,7 +99,11 @@ def reproducer(case: Case, reference: Adapter | OnDevice, backend: Adapter, devi
             lines.append(case.program.source(None, "f"))
         args = ", ".join(case.arg_names())
         kwargs = "{" + ", ".join(f"{k!r}: {value_source(v)}" for k, v in case.kwargs.items()) + "}"
-        lines.append(f"print({label(backend) + ':'!r}, backend.call({case.op!r}, ({args}{',' if len(case.args) == 1 else ''}), {kwargs}, device={device!r}).describe())")
+        call = f"backend.call({case.op!r}, ({args}{',' if len(case.args) == 1 else ''}), {kwargs}, device={device!r}"
+        if isinstance(reference, InMode):
+            lines.append(f"print({label(backend) + ' ' + reference.mode + ':'!r}, {call}).describe())")
+        lines.append(f"print({label(backend) + (' ' + mode if mode != 'eager' else '') + ':'!r}, {call}"
+                     + (f", mode={mode!r}" if mode != "eager" else "") + ").describe())")
     return "\n".join(lines) + "\n"
 
 

@@ -74,6 +74,34 @@ def select_devices(chosen: list, requested: list[str], absent: set[str]) -> tupl
     return devices, {}
 
 
+def select_modes(chosen: list, requested: str, absent: set[str] = frozenset()) -> dict[str, list[str]]:
+    """adapter id -> the execution modes besides eager its params check, on the first
+    config of each backend (modes are about the compiler, not configs): none, each
+    backend's DEFAULT_MODES ('default'), all of its MODES ('all'), or the BACKEND:MODE
+    items named (those of a backend that is not installed are left out: its specs skip)."""
+    firsts: dict[str, adapters.Adapter] = {}
+    for adapter in chosen:
+        firsts.setdefault(adapter.name, adapter)
+    if requested in ("none", "default", "all"):
+        found = {a.id: [m for m in a.MODES if m != "eager"] if requested == "all" else list(a.DEFAULT_MODES)
+                 for a in firsts.values()} if requested != "none" else {}
+        return {k: v for k, v in found.items() if v}
+    modes: dict[str, list[str]] = {}
+    for item in filter(None, (i.strip() for i in requested.split(","))):
+        backend, _, mode = item.partition(":")
+        if backend.partition("[")[0] in absent:
+            continue
+        adapter = firsts.get(backend) or next((a for a in chosen if a.id == backend), None)
+        if adapter is None:
+            names = ", ".join(sorted(firsts)) or "none selected"
+            raise AdapterError(f"--modes {item!r} must be BACKEND:MODE with a selected backend ({names})")
+        if mode not in adapter.MODES or mode == "eager":
+            choices = ", ".join(f"{adapter.name}:{m}" for m in adapter.MODES if m != "eager") or "none"
+            raise AdapterError(f"--modes {item!r}: {adapter.id} has no execution mode {mode!r} (choose from {choices})")
+        modes.setdefault(adapter.id, []).append(mode)
+    return modes
+
+
 def fraction(text: str) -> float:
     value = float(text)
     if not 0 < value <= 1:

@@ -28,15 +28,16 @@ def pytest_generate_tests(metafunc):
     faults = metafunc.config.getoption("compat_fault")
     for adapter in compat.adapters:
         if not metafunc.config.getoption("only_devices"):
-            params.append(pytest.param((adapter, None, None), id=adapter.id))
+            params.append(pytest.param((adapter, None, None, "eager"), id=adapter.id))
+        params += [pytest.param((adapter, None, None, mode), id=f"{adapter.id}~{mode}") for mode in compat.modes.get(adapter.id, [])]
         for device in compat.devices.get(adapter.id, []):
             reason = compat.unavailable.get((adapter.id, device))
             marks = [pytest.mark.skip(reason=f"{device}: {reason}")] if reason else []
-            params.append(pytest.param((adapter, device, None), id=f"{adapter.id}@{device}", marks=marks))
+            params.append(pytest.param((adapter, device, None, "eager"), id=f"{adapter.id}@{device}", marks=marks))
             plugin = adapter.plugin
             known = {**plugin.faults, **plugin.fatal_faults} if plugin is not None else {}
             named = list(plugin.faults) if faults == ["all"] else [f for f in faults if f in known]
-            params += [pytest.param((adapter, device, f), id=f"{adapter.id}@{device}!{f}", marks=marks) for f in named]
+            params += [pytest.param((adapter, device, f, "eager"), id=f"{adapter.id}@{device}!{f}", marks=marks) for f in named]
     params += [pytest.param(None, id=spec, marks=pytest.mark.skip(reason=reason)) for spec, reason in compat.missing.items()]
     if not params:
         params = [pytest.param(None, id="no-backend", marks=pytest.mark.skip(reason="no backend selected"))]
@@ -47,11 +48,11 @@ def pytest_generate_tests(metafunc):
 def xp(request) -> Iterator[Checker]:
     """The backend under test, as a Checker: ``xp.check("add", x, y)``."""
     compat = session_of(request.config)
-    adapter, device, fault = request.param
+    adapter, device, fault, mode = request.param
     reference_device = compat.reference_devices.get(adapter.id) or compat.reference_devices.get(adapter.name)
+    share = compat.device_share if device else compat.mode_share if mode != "eager" else 1.0
     checker = Checker(adapter, request.module.__name__.rsplit(".", 1)[-1], request.node.nodeid, compat.checkers,
-                      device=device, reference_device=reference_device,
-                      share=compat.device_share if device else 1.0, fault=fault,
+                      device=device, reference_device=reference_device, mode=mode, share=share, fault=fault,
                       casualty=casualties.find(compat.run_directory, request.node.nodeid))
     if fault is None:
         yield checker

@@ -48,6 +48,12 @@ class Backend:
     config: dict
     adapter: str = ""
 
+    @property
+    def row(self) -> str:
+        """The id, with the execution mode besides eager that the config names: 'jax[x64]~jit'."""
+        mode = self.config.get("mode")
+        return f"{self.id}~{mode}" if mode else self.id
+
     def to_json(self) -> dict:
         return {k: v for k, v in asdict(self).items() if v != "" or k != "adapter"}
 
@@ -91,8 +97,8 @@ class Record:
 
     @property
     def where(self) -> str:
-        """'torch', or 'torch@apu:0' for a device under test."""
-        return self.backend.id + (f"@{self.device}" if self.device else "")
+        """'torch', 'torch~compile' in an execution mode besides eager, 'torch@apu:0' for a device under test."""
+        return self.backend.row + (f"@{self.device}" if self.device else "")
 
     @property
     def spec_name(self) -> str:
@@ -129,13 +135,14 @@ class Divergence(Record):
     @property
     def key(self) -> Key:
         s = self.signature
-        return Key(self.backend.id, self.device, self.reference, self.family, self.op, self.kind,
+        return Key(self.backend.row, self.device, self.reference, self.family, self.op, self.kind,
                    s["inputs"], s["expected"], s["actual"])
 
     @property
     def against_device(self) -> bool:
-        """A divergence of a device from its reference device (not from NumPy)."""
-        return self.reference.startswith("device:")
+        """A divergence of a device from its reference device, or of an execution mode from
+        eager: from the same backend, not from NumPy."""
+        return self.reference.startswith(("device:", "mode:"))
 
 
 @dataclass(kw_only=True)

@@ -25,8 +25,10 @@ def summary_table(run: Run, registry: Registry) -> str:
     rows = aggregate.summary(run.checks, run.divergences)
     columns = ["backend", "family", "cases", "new", "known"]
     values = [[r.backend, r.family, r.cases, r.new, r.known] for r in rows]
-    if any("@" in r.backend for r in rows):  # devices under test: their divergences from the reference device too
-        columns += ["device new", "device known"]
+    # devices under test and execution modes: their divergences from the reference device, or from eager, too
+    against = "/".join(name for mark, name in (("@", "device"), ("~", "eager")) if any(mark in r.backend for r in rows))
+    if against:
+        columns += [f"{against} new", f"{against} known"]
         values = [v + [r.device_new, r.device_known] for v, r in zip(values, rows)]
     if any(r.unsupported for r in rows):  # operations a backend declares it does not have: counted, not checked
         columns.append("unsupported")

@@ -1,0 +1,51 @@
+"""Deliberately broken adapters (one module per family): each is a real adapter with one rule broken, as a
+real backend could break it. They prove that the specs catch what they claim to
+(``python -m compat detect``, compat's own meta-tests), and a user can run any of them
+through the public path: ``pytest compat/specs --adapter compat.adapters.broken:Name``.
+
+Rules of the house: a fault breaks one rule of NumPy's semantics the way a backend
+could (a promotion table with one wrong cell, a kernel that wants its larger operand
+first, a CPU fallback that leaves its result on the CPU), for every input the rule
+covers, not for the inputs some spec happens to draw. Each class names its
+``family``: the specs that state the rule it breaks (``compat/specs/<family>.py``).
+The NumPy-based ones need nothing but NumPy; the gradient and placement ones are
+PyTorch's adapter (placement: on compat's reference ``apu`` device) and need torch.
+"""
+
+from __future__ import annotations
+
+from compat.adapters.broken.base import ResultFault, with_values
+from compat.adapters.broken.promotion import (
+    Int8Uint8PromotesToInt8, Int32PlusFloatStaysInt32, Float32SlightlyOff,
+    ZeroDimArraysPromoteLikeScalars, TracedScalarsAreStrong,
+)
+from compat.adapters.broken.broadcasting import (
+    AddBroadcastsWrongly, LowerRankFirstOperandSwapped, WhereConditionAlignedLeft,
+    KeepdimsIgnoredForSeveralAxes,
+)
+from compat.adapters.broken.indexing import (
+    NegativeStepSliceOffByOne, AdvancedIndicesLeftInPlace, OutOfBoundsIndicesClamped,
+    OutOfBoundsWritesDropped, AddAtLastWriteWins, SetAtFirstWriteWins,
+)
+from compat.adapters.broken.gradients import (
+    TanhGradientOffByOnePercent, GradientNotReducedOverBroadcast, Float64GradientsForFloat32,
+)
+from compat.adapters.broken.placement import (
+    MaximumMinimumLeftOnTheHost, Int64AddLeftOnTheHost, CopyToAnotherDeviceStays,
+)
+from compat.adapters.broken.numerics import (
+    MultiplyRoundsTowardZero, SmallSquareRootsFromFastReciprocal, LogOfZeroIsNan,
+)
+
+FAULTS = (
+    Int8Uint8PromotesToInt8, Int32PlusFloatStaysInt32, Float32SlightlyOff, ZeroDimArraysPromoteLikeScalars,
+    TracedScalarsAreStrong,
+    AddBroadcastsWrongly, LowerRankFirstOperandSwapped, WhereConditionAlignedLeft, KeepdimsIgnoredForSeveralAxes,
+    NegativeStepSliceOffByOne, AdvancedIndicesLeftInPlace, OutOfBoundsIndicesClamped, OutOfBoundsWritesDropped,
+    AddAtLastWriteWins, SetAtFirstWriteWins,
+    TanhGradientOffByOnePercent, GradientNotReducedOverBroadcast, Float64GradientsForFloat32,
+    MaximumMinimumLeftOnTheHost, Int64AddLeftOnTheHost, CopyToAnotherDeviceStays,
+    MultiplyRoundsTowardZero, SmallSquareRootsFromFastReciprocal, LogOfZeroIsNan,
+)  # every fault, by family: what python -m compat detect runs
+
+__all__ = ["FAULTS", "ResultFault", "with_values", *(fault.__name__ for fault in FAULTS)]

@@ -1,0 +1,31 @@
+"""What the faults share: an outcome with other values, and a fault in result values."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+
+from compat.adapters.numpy import NumpyAdapter
+from compat.core.outcome import Outcome
+
+
+def with_values(outcome: Outcome, values: np.ndarray) -> Outcome:
+    """The outcome with other values (dtype and shape follow the values)."""
+    return replace(outcome, values=values, dtype=values.dtype.name, shape=tuple(values.shape))
+
+
+class ResultFault(NumpyAdapter):
+    """A fault in the values of some results: ``wrong`` gets the operation, its arguments
+    and NumPy's values, and returns the faulty values, or None where the rule is kept."""
+
+    def call(self, op, args, kwargs=None, device=None):
+        outcome = super().call(op, args, kwargs, device)
+        if outcome.raised or outcome.values is None:
+            return outcome
+        with np.errstate(all="ignore"):
+            values = self.wrong(op, args, outcome.values)
+        return outcome if values is None else with_values(outcome, values)
+
+    def wrong(self, op: str, args: tuple, values: np.ndarray) -> np.ndarray | None:
+        raise NotImplementedError
