@@ -4,13 +4,16 @@ against NumPy and against the same backend's eager result, and nowhere else."""
 
 from __future__ import annotations
 
+import json
+import sqlite3
+
 import numpy as np
 import pytest
 
 from compat.adapters import load_adapter
 from compat.adapters.base import Slot, traced_arguments
-from compat.results import records
-from tests.helpers import output, run_pytest, run_reproducer
+from compat.results import records, store
+from tests.helpers import divergence_record, output, run_pytest, run_reproducer
 
 X = np.arange(6, dtype=np.float32).reshape(2, 3)
 
@@ -69,3 +72,16 @@ def test_a_rule_broken_only_when_traced_is_caught_on_the_mode_row(tmp_path):
 def test_a_shape_stays_static():
     operands, rebuild = traced_arguments("broadcast_to", (X, (4, 2, 3)), ["X", (4, 2, 3)])
     assert operands == ["X"] and rebuild(["x"]) == ["x", (4, 2, 3)]
+
+
+def test_a_mode_is_its_own_row_in_records_and_in_the_store(tmp_path):
+    record = divergence_record()
+    record["backend"] = {**record["backend"], "config": {"mode": "jit"}}
+    typed = records.from_json(record)
+    assert typed.where == "numpy~jit" and typed.key.backend_id == "numpy~jit" and typed.against_device is False
+    run_directory = tmp_path / "results" / "run-1"
+    run_directory.mkdir(parents=True)
+    (run_directory / "records-main.jsonl").write_text(json.dumps(record) + "\n")
+    store.ingest(tmp_path / "s.sqlite", [tmp_path / "results"])
+    rows = sqlite3.connect(tmp_path / "s.sqlite").execute("SELECT DISTINCT backend_id FROM records").fetchall()
+    assert rows == [("numpy~jit",)]

@@ -231,7 +231,7 @@ def row_of(record: records.Record, digest: str, nth: int) -> tuple:
     signature = getattr(record, "signature", None) or {}
     return (
         record.run_id, record.worker, digest, nth, record.TYPE, record.family, record.spec,
-        backend.id, backend.name, backend.version, json.dumps(backend.config, sort_keys=True),
+        backend.row, backend.name, backend.version, json.dumps(backend.config, sort_keys=True),  # row: 'jax[x64]~jit'
         record.device, record.reference,
         getattr(record, "op", None), getattr(record, "kind", None), getattr(record, "status", None),
         getattr(record, "known", None), signature.get("inputs"), signature.get("expected"), signature.get("actual"),
