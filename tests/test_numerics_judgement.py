@@ -46,7 +46,10 @@ class FlushesSubnormals(NumpyAdapter):
     name = "flushing_numpy"
 
     def call(self, op, args, kwargs=None, device=None):
-        outcome = super().call(op, tuple(flush(a) for a in args), kwargs, device)
+        # a Python float beside a float32 array computes in float32 (NEP 50): DAZ reads it there too
+        in_float32 = any(isinstance(a, np.ndarray) and a.dtype == np.float32 for a in args)
+        args = tuple(float(flush(np.asarray(a, dtype=np.float32))) if in_float32 and type(a) is float else flush(a) for a in args)
+        outcome = super().call(op, args, kwargs, device)
         return outcome if outcome.values is None else type(outcome)(**{**vars(outcome), "values": flush(outcome.values)})
 
 
@@ -72,6 +75,7 @@ def flush(a):
     ("add", (np.float32([1e-40, 1.0]), np.float32([0.0, 1.0]))),  # a subnormal operand
     ("log", (np.float32([1e-40]),)),  # DAZ: log(0) = -inf
     ("min", (np.float32([1e-40, 2.0]),)),  # a reduction
+    ("equal", (np.float32([0.0]), 1e-40)),  # a Python float, subnormal in float32: DAZ reads it as zero
 ])
 def test_flush_to_zero_has_its_own_signature(op, args):
     assert signatures(FlushesSubnormals(), op, *args) == [("value", "subnormal", "flushed")]
