@@ -56,7 +56,8 @@ class TorchAdapter(Adapter):
         "min": "ops.amin",
         "norm": "torch.linalg.norm",
         "relu": "torch.relu",
-        "compiled_add": unsupported("torch.compile is not among the compiled calls compat checks yet"),
+        "compiled_add": unsupported("not mapped: torch.compile runs as an execution mode (--modes torch:compile), "
+                                    "not yet on compat's apu device"),
         **{op: f"ops.{op}" for op in FUNCTIONS},
     }
     plugin = TorchApu()  # compat's reference PrivateUse1 device, "apu" (compat/devices/torch_apu.cpp)
