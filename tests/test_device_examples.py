@@ -85,6 +85,7 @@ class XdistOptions:
 
     def __init__(self, dist: str):
         self.values = {"dist": dist, "tx": ["2*popen"]}
+        self.option = type("Option", (), {"loadscopereorder": True})()
 
     def getoption(self, name):
         return self.values[name]
@@ -103,3 +104,47 @@ def test_a_device_param_runs_on_the_worker_of_its_twin_without_a_device():
     assert scope(f"{spec}[jax[x64]-add]") != scope(f"{spec}[jax[x64]-multiply]")
     assert scope(f"{spec}[torch@apu:0!copy_truncate-add]") != scope(f"{spec}[torch-add]")  # self-test faults spread
     assert make_scheduler(XdistOptions("loadfile"), None, Path("unused")) is None  # another --dist mode stands
+
+
+class Worker:
+    """What the scheduler touches of an xdist worker controller."""
+
+    def __init__(self, name: str):
+        self.gateway = type("Gateway", (), {"id": name})()
+        self.shutting_down = False
+        self.sent: list[int] = []
+
+    def send_runtest_some(self, indices):
+        self.sent += indices
+
+    def shutdown(self):
+        self.shutting_down = True
+
+
+def test_two_workers_dying_at_once_leave_the_run_to_their_replacements(tmp_path):
+    """When both workers die, the first replacement that finishes collecting must not hand
+    work to the second one before that has collected (xdist's KeyError took the run down)."""
+    pytest.importorskip("xdist")
+    from compat.harness.supervision import make_scheduler
+
+    scheduler = make_scheduler(XdistOptions("load"), None, tmp_path)
+    collection = [f"compat/specs/promotion.py::test_{name}[numpy]" for name in "abcdef"]
+    first, second = Worker("gw0"), Worker("gw1")
+    for worker in (first, second):
+        scheduler.add_node(worker)
+        scheduler.add_node_collection(worker, collection)
+    scheduler.schedule()
+    replacements = [Worker("gw2"), Worker("gw3")]
+    for dead, replacement in zip((first, second), replacements):
+        assert scheduler.remove_node(dead) is not None  # each died with work pending
+        scheduler.add_node(replacement)
+    scheduler.add_node_collection(replacements[0], collection)
+    scheduler.schedule()  # gw3 has not collected yet
+    assert replacements[0].sent and not replacements[1].sent
+    scheduler.add_node_collection(replacements[1], collection)
+    scheduler.schedule()
+    for _ in range(len(collection)):  # each replacement runs what it was sent
+        for worker in replacements:
+            while worker.sent:
+                scheduler.mark_test_complete(worker, worker.sent.pop(0))
+    assert not scheduler.workqueue and not scheduler.has_pending  # every spec ran again

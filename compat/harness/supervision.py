@@ -150,6 +150,8 @@ def make_scheduler(config, log, run_directory: Path):
             return DEVICE_IN_ID.sub("", nodeid)
 
         def _reschedule(self, node):
+            if node not in self.registered_collections:
+                return  # a replacement still collecting (two workers died): schedule() serves it when it is ready
             super()._reschedule(node)
             # an xdist worker runs an item once it knows the next one, or that none comes: never
             # leave a node holding a single item (a replacement node gets one unit from schedule())
