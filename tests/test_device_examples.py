@@ -148,3 +148,18 @@ def test_two_workers_dying_at_once_leave_the_run_to_their_replacements(tmp_path)
             while worker.sent:
                 scheduler.mark_test_complete(worker, worker.sent.pop(0))
     assert not scheduler.workqueue and not scheduler.has_pending  # every spec ran again
+
+
+def test_a_plugin_may_declare_a_smaller_share_for_a_device_whose_kernels_are_the_reference_devices():
+    from compat.adapters.numpy import NumpyAdapter
+    from compat.devices.plugins import JaxCpuDevices
+    from compat.harness.selection import DEVICE_EXAMPLES, share_of
+
+    class WithVirtualDevices(NumpyAdapter):  # share_of reads only the adapter's plugin
+        plugin = JaxCpuDevices()
+
+    adapter = WithVirtualDevices()
+    assert share_of(adapter, "cpu:1", "eager", None, 0.1) == JaxCpuDevices.examples_share < DEVICE_EXAMPLES
+    assert share_of(adapter, "gpu:0", "eager", None, 0.1) == DEVICE_EXAMPLES  # a device it does not ship
+    assert share_of(adapter, "cpu:1", "eager", 1.0, 0.1) == 1.0  # --device-examples / --only-devices win
+    assert share_of(adapter, None, "eager", None, 0.1) == 1.0 and share_of(adapter, None, "jit", None, 0.1) == 0.1

@@ -35,7 +35,6 @@ pytest_plugins = ["compat.harness.xp"]
 
 DEFAULT_REGISTRY = Path(__file__).resolve().parents[2] / "fixtures" / "known-divergences.toml"
 DEFAULT_RESULTS = "compat-results"
-DEVICE_EXAMPLES = 0.2  # default share of examples for device params (--device-examples)
 MODE_EXAMPLES = 0.1  # default share of examples for execution-mode params (--mode-examples)
 
 # The xp fixture deliberately spans all examples of a test; framework calls are
@@ -73,7 +72,8 @@ def pytest_addoption(parser):
                     help="run the specs on the devices under test only, not on the backends' default devices")
     group.addoption("--device-examples", type=fraction, default=None, metavar="FRACTION",
                     help="share of each Hypothesis spec's max_examples (at least 5) and of each exhaustive table "
-                         "that the device params check (default 0.2: the default-device row explores values, the "
+                         "that the device params check (default 0.2, or the share a plug-in declares: 0.05 for JAX's "
+                         "virtual cpu:1, whose kernels are cpu:0's; the default-device row explores values, the "
                          "device row checks kernels; 1 with --only-devices)")
     group.addoption("--compat-fault", action="append", default=[], metavar="NAME",
                     help="also run the device params with this plug-in fault switched on ('all': each fault of each "
@@ -116,7 +116,7 @@ class CompatSession:
         self.devices, self.unavailable = select_devices(self.adapters, config.getoption("device"), absent)
         self.seed = int(config.getoption("hypothesis_seed", None) or 0)  # of faults and of exhaustive-table samples
         only_devices = config.getoption("only_devices")
-        self.device_share = config.getoption("device_examples") or (1.0 if only_devices else DEVICE_EXAMPLES)
+        self.device_share = config.getoption("device_examples") or (1.0 if only_devices else None)  # None: by device
         thorough = config.getoption("hypothesis_profile", None) == "thorough"
         self.modes = {} if only_devices else select_modes(self.adapters, config.getoption("modes"), absent)
         self.mode_share = config.getoption("mode_examples") or (1.0 if thorough else MODE_EXAMPLES)

@@ -13,6 +13,7 @@ from hypothesis import Phase, settings
 from compat.harness import casualties, supervision
 from compat.harness.checker import Checker, unwrap
 from compat.harness.plugin import session_of
+from compat.harness.selection import share_of
 from compat.results import records, report
 
 
@@ -50,9 +51,9 @@ def xp(request) -> Iterator[Checker]:
     compat = session_of(request.config)
     adapter, device, fault, mode = request.param
     reference_device = compat.reference_devices.get(adapter.id) or compat.reference_devices.get(adapter.name)
-    share = compat.device_share if device else compat.mode_share if mode != "eager" else 1.0
     checker = Checker(adapter, request.module.__name__.rsplit(".", 1)[-1], request.node.nodeid, compat.checkers,
-                      device=device, reference_device=reference_device, mode=mode, share=share, fault=fault,
+                      device=device, reference_device=reference_device, mode=mode,
+                      share=share_of(adapter, device, mode, compat.device_share, compat.mode_share), fault=fault,
                       casualty=casualties.find(compat.run_directory, request.node.nodeid))
     if fault is None:
         yield checker
