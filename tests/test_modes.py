@@ -85,3 +85,46 @@ def test_a_mode_is_its_own_row_in_records_and_in_the_store(tmp_path):
     store.ingest(tmp_path / "s.sqlite", [tmp_path / "results"])
     rows = sqlite3.connect(tmp_path / "s.sqlite").execute("SELECT DISTINCT backend_id FROM records").fetchall()
     assert rows == [("numpy~jit",)]
+
+
+def test_a_traced_call_raises_what_eager_raises_not_the_tracers_wrapper():
+    """tf.function's autograph wraps errors in StagingError, torch.compile in its own
+    exceptions: the category must be the one of the error the call itself raised."""
+    checked = 0
+    for backend, modes in (("tensorflow", ("function", "xla")), ("torch", ("compile",))):
+        if not _installed(backend):
+            continue
+        adapter = load_adapter(backend)
+        for index in ((0.0,), (slice(None), slice(None, None, -1))):  # a float index; a negative step (torch refuses it)
+            eager = adapter.call("getitem", (X, index), {}, None, "eager")
+            for mode in modes:
+                traced = adapter.call("getitem", (X, index), {}, None, mode)
+                assert traced.error_category == eager.error_category, (backend, mode, index, traced.describe(), eager.describe())
+                checked += 1
+    if not checked:
+        pytest.skip("neither tensorflow nor torch is installed")
+
+
+def test_a_lazy_call_that_fails_leaves_nothing_behind_for_the_next_one():
+    torch = load_adapter("torch") if _installed("torch") else pytest.skip("torch is not installed")
+    failed = torch.call("true_divide", (2**63, np.array(0, dtype=np.int32)), {}, None, "lazy")
+    assert failed.raised, failed.describe()  # the TorchScript interpreter cannot run it (a divergence of its own)
+    flags = np.array([True, False])
+    after = torch.call("greater", (flags, flags), {}, None, "lazy")
+    assert not after.raised and after.values.tolist() == [False, False], after.describe()
+
+
+def test_a_compiled_gradient_closes_over_its_constants_as_backend_arrays():
+    """A program's constants are made before the call is traced (torch.compile cannot trace
+    NumPy conversions), and on the lazy device for a lazy call."""
+    from compat.core.programs import Node, Program
+
+    torch = load_adapter("torch") if _installed("torch") else pytest.skip("torch is not installed")
+    x = np.array([0.5, 1.0, 2.0], dtype=np.float32)
+    weights = np.array([1.0, 2.0, 3.0], dtype=np.float32)
+    program = Program(Node("sum", (Node("multiply", (Node("tanh", (Node("input"),)), Node("const"))),)), (x,), (weights,))
+    eager = torch.call("grad", (program.bind(torch), x), {}, None, "eager")
+    for mode in ("compile", "lazy"):
+        traced = torch.call("grad", (program.bind(torch), x), {}, None, mode)
+        assert not traced.raised, (mode, traced.describe())
+        np.testing.assert_allclose(traced.parts[0].values, eager.parts[0].values, rtol=1e-6)

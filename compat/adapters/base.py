@@ -33,6 +33,7 @@ import numpy as np
 
 from compat.core import dtypes, ops
 from compat.core.outcome import Outcome
+from compat.core.programs import Bound
 from compat.core.source import BackendArray, function_source
 
 
@@ -229,9 +230,9 @@ class Adapter:
         (jax.jit, tf.function, torch.compile) or recorded lazily; it is called once."""
         raise UnsupportedOperation(f"{self.id} has no execution mode {mode!r}")
 
-    def isolate(self, op: str, args: tuple) -> bool:
-        """True for calls known to abort the interpreter now and then (framework bugs):
-        the harness runs those in a child process."""
+    def isolate(self, op: str, args: tuple, mode: str = "eager") -> bool:
+        """True for calls known to kill the interpreter, now and then or always (framework
+        bugs): the harness runs those in a child process, where a death is a crash outcome."""
         return False
 
     def context(self, mode: str = "eager"):
@@ -264,7 +265,10 @@ class Adapter:
         return isinstance(value, tuple) and all(isinstance(v, int) for v in value)
 
     def convert(self, value, device):
-        """Arguments to backend values: top-level arrays, and BackendArrays anywhere."""
+        """Arguments to backend values: top-level arrays, BackendArrays anywhere, and the
+        constants of a bound program (made before a compiled call traces it)."""
+        if isinstance(value, Bound):
+            return value.prepare()
         if isinstance(value, np.ndarray):
             return self.from_numpy(np.asarray(value), device)
         if isinstance(value, tuple):

@@ -64,7 +64,9 @@ class TensorflowAdapter(Adapter):
             return super().compile(mode, function)
         import tensorflow as tf
 
-        return tf.function(function, jit_compile=mode == "xla")
+        # no autograph: the call has no Python control flow to convert, and autograph would wrap
+        # whatever the traced call raises in a StagingError that hides the error's own type
+        return tf.function(function, jit_compile=mode == "xla", autograph=False)
 
     def context(self, mode="eager"):
         import contextlib
@@ -105,7 +107,7 @@ class TensorflowAdapter(Adapter):
             return value.is_fully_defined()
         return super().is_shape(value)
 
-    def isolate(self, op, args):
+    def isolate(self, op, args, mode="eager"):
         # Converting a Python int that does not fit the target dtype (beyond int64,
         # or negative into uint64) leaves a Python exception pending in TF's C++
         # tensor cache: the call then returns, raises SystemError, or aborts the

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import types
 
 import numpy as np
@@ -15,27 +16,36 @@ FUNCTIONS = ("prod", "cumsum", "take", "take_along_axis", "put_along_axis", "tra
              "grad", "jacobian", "per_example_grad", "hvp")
 
 
-def on_lazy_device(function):
-    """``function`` with its tensor operands on torch's lazy device: operations are
-    recorded, then compiled and run together at ``mark_step`` (the LazyTensor design
-    of X10); results come back to the CPU."""
-    import torch
-    import torch._lazy
+@functools.cache
+def start_lazy_backend() -> None:
     import torch._lazy.ts_backend
 
-    if not getattr(on_lazy_device, "started", False):
-        torch._lazy.ts_backend.init()
-        on_lazy_device.started = True
+    torch._lazy.ts_backend.init()
 
-    def to(device, value):
+
+def on_lazy_device(function):
+    """``function`` run on torch's lazy device (the adapter's context makes the call's tensors
+    there): its operations are recorded, then compiled and run together at ``mark_step`` (the
+    LazyTensor design of X10); results come back to the CPU."""
+    import torch
+    import torch._lazy
+
+    def to_cpu(value):
         if isinstance(value, torch.Tensor):
-            return value.to(device)
-        return type(value)(to(device, v) for v in value) if isinstance(value, (tuple, list)) else value
+            return value.cpu()
+        return type(value)(to_cpu(v) for v in value) if isinstance(value, (tuple, list)) else value
 
     def run(*operands):
-        result = function(*to("lazy", operands))
-        torch._lazy.mark_step()
-        return to("cpu", result)
+        result = function(*operands)
+        try:
+            torch._lazy.mark_step()
+        except Exception:
+            # the device keeps the failure and raises it again at the next call's mark_step,
+            # until it is read once more
+            with contextlib.suppress(Exception):
+                torch._lazy.wait_device_ops()
+            raise
+        return to_cpu(result)
     return run
 
 
@@ -66,6 +76,18 @@ class TorchAdapter(Adapter):
              "lazy": "lazy tensors (torch._lazy, TorchScript backend): recorded, then run at mark_step"}
     DEFAULT_MODES = ("compile", "lazy")
 
+    def context(self, mode="eager"):
+        if mode != "lazy":
+            return contextlib.nullcontext()
+        import torch
+
+        start_lazy_backend()
+        return torch.device("lazy")  # the call's tensors, and the constants of its program, are made there
+
+    def isolate(self, op, args, mode="eager"):
+        # forward-mode AD (torch.func.jvp, which hvp is) on lazy tensors segfaults, every time
+        return mode == "lazy" and op == "hvp"
+
     def compile(self, mode, function):
         if mode == "lazy":
             return on_lazy_device(function)
@@ -76,6 +98,8 @@ class TorchAdapter(Adapter):
         # Every call compiles afresh (its function is new): nothing accumulates in dynamo's cache,
         # and a call it cannot compile whole is an error, never a silent fall-back to eager.
         torch._dynamo.config.fail_on_recompile_limit_hit = True
+        # torch.autograd.grad (the grad transform) into the graph, as torch.func's transforms are
+        torch._dynamo.config.trace_autograd_ops = True
         fresh = types.FunctionType(function.__code__.replace(), function.__globals__, function.__name__,
                                    function.__defaults__, function.__closure__)
         return torch.compile(fresh, backend="aot_eager" if mode == "compile" else "inductor", fullgraph=True)
@@ -111,8 +135,8 @@ class TorchAdapter(Adapter):
     def classify(self, error):
         # torch.compile wraps what the traced call raised (a TypeError "when making fake
         # tensor call"): the cause says what kind, as eager's own error does
-        while type(error).__module__.startswith("torch._dynamo") and error.__cause__ is not None:
-            error = error.__cause__
+        while type(error).__module__.startswith("torch._dynamo") and (error.__cause__ or error.__context__) is not None:
+            error = error.__cause__ or error.__context__
         # torch raises RuntimeError for nearly everything; its messages say what kind
         message = str(error).lower()
         if isinstance(error, RuntimeError):

@@ -40,33 +40,13 @@ class Program:
     inputs: tuple[np.ndarray, ...]
     constants: tuple[np.ndarray, ...] = field(default=())
 
-    def bind(self, adapter, device: str | None = None, observe=None, operand=None):
+    def bind(self, adapter, device: str | None = None, observe=None, operand=None) -> "Bound":
         """The program as a function of backend arrays, built from the adapter's ops;
         ``observe`` (if given) sees the value of every operation, and
         ``operand(key, value)`` (if given) replaces each operand of each operation
         (key: which operation, which operand)."""
-        constants: list = []  # converted at the first call, inside the adapter's config (JAX x64)
-        functions = {op: adapter.function(op) for op in self.root.ops()}
+        return Bound(self, adapter, device, observe, operand)
 
-        def evaluate(node: Node, xs):
-            if node.op == "input":
-                return xs[node.slot]
-            if node.op == "const":
-                return constants[node.slot]
-            args = [evaluate(a, xs) for a in node.args]
-            if operand is not None:
-                args = [operand((id(node), i), a) for i, a in enumerate(args)]
-            value = functions[node.op](*args, *node.params, **dict(node.kwargs))
-            if observe is not None:
-                observe(value)
-            return value
-
-        def f(*xs):
-            if len(constants) < len(self.constants):
-                constants[:] = [adapter.from_numpy(c, device) for c in self.constants]
-            return evaluate(self.root, xs)
-
-        return f
 
     def source(self, adapter, name: str = "f", device: str | None = None) -> str:
         """``def f(x0, x1): return <expression>`` in the adapter's framework, after the
@@ -105,3 +85,37 @@ class Program:
 
     def constants_source(self) -> dict[str, str]:
         return {f"c{i}": array_source(c) for i, c in enumerate(self.constants)}
+
+
+class Bound:
+    """A program bound to an adapter: callable on backend arrays. Its constants become backend
+    arrays when ``prepare`` is called (the adapter converts a call's arguments inside its config
+    and device scope: JAX x64, torch's lazy device), or at the first call: a compiled call closes
+    over arrays made before it is traced, as a user's function closes over its weights."""
+
+    def __init__(self, program: Program, adapter, device, observe, operand):
+        self.program, self.adapter, self.device = program, adapter, device
+        self.observe, self.operand = observe, operand
+        self.functions = {op: adapter.function(op) for op in program.root.ops()}
+        self.constants: list | None = None
+
+    def prepare(self) -> "Bound":
+        if self.constants is None:
+            self.constants = [self.adapter.from_numpy(c, self.device) for c in self.program.constants]
+        return self
+
+    def evaluate(self, node: Node, xs):
+        if node.op == "input":
+            return xs[node.slot]
+        if node.op == "const":
+            return self.constants[node.slot]
+        args = [self.evaluate(a, xs) for a in node.args]
+        if self.operand is not None:
+            args = [self.operand((id(node), i), a) for i, a in enumerate(args)]
+        value = self.functions[node.op](*args, *node.params, **dict(node.kwargs))
+        if self.observe is not None:
+            self.observe(value)
+        return value
+
+    def __call__(self, *xs):
+        return self.prepare().evaluate(self.program.root, xs)

@@ -57,7 +57,8 @@ class Found:
         """The two results a mismatch is about (one part of a multi-result call)."""
         if mismatch.part is None:
             return self.expected, self.actual
-        return self.expected.parts[mismatch.part], self.actual.parts[mismatch.part]
+        # one side may be a single result where the other has parts (oracle.compare_parts)
+        return (self.expected.parts or [self.expected])[mismatch.part], (self.actual.parts or [self.actual])[mismatch.part]
 
 
 class Divergence(AssertionError):
@@ -160,7 +161,7 @@ class Checker:
         start = time.perf_counter()
         try:
             isolated = self.casualty is not None and adapter is not self.reference
-            if isolated or adapter.isolate(case.op, case.args):
+            if isolated or adapter.isolate(case.op, case.args, mode):
                 hung = (adapter.spec, case.op) in self.hung
                 outcome = self.session.isolation.run(adapter, case, device, (self.fault, self.session.seed), mode,
                                                      limit=min(HUNG_AGAIN, self.session.isolation.call_limit) if hung else None)
