@@ -130,3 +130,26 @@ def test_replays_reproduce_what_still_holds_and_report_what_is_fixed(tmp_path):
     versions = (tmp_path / "site" / "versions.html").read_text()
     fixed_section = versions[versions.index("Fixed: registry entries"):]
     assert "fixed-one" in fixed_section and "planted" not in fixed_section
+
+
+@pytest.mark.parametrize("config", [{}, {"mode": "xla"}])
+def test_a_stub_is_an_entry_that_matches_its_record_and_only_its_mode(tmp_path, config):
+    """``python -m compat known add`` writes an entry as narrow as the record: the same
+    backend, family, operation, signature and reference, and the execution mode it came from."""
+    from compat.results import known, records
+    from tests.helpers import divergence_record
+
+    record = divergence_record()
+    record["backend"] = {**record["backend"], "config": config}
+    record["reference"] = "mode:eager" if config else "numpy"
+    typed = records.from_json(record)
+    path = tmp_path / "registry.toml"
+    path.write_text(known.entry_stub(typed).replace("TODO: a public URL (documentation, issue), or remove this line",
+                                                    "https://example.org"))
+    stubbed = registry.load(path)
+    fields = {"family": typed.family, "op": typed.op, "kind": typed.kind, **typed.signature, "device": "",
+              "reference": typed.reference}
+    assert stubbed.match(typed.backend, fields) is stubbed.entries[0]
+    if config:  # an eager entry holds in every mode; a mode's entry in that mode only
+        other = records.Backend(typed.backend.name, typed.backend.id, typed.backend.version, {"mode": "jit"})
+        assert stubbed.match(other, fields) is None

@@ -142,7 +142,7 @@ class TorchAdapter(Adapter):
         if isinstance(error, RuntimeError):
             if "negative integer powers" in message:
                 return "value"
-            if "is not supported" in message or "can't be cast" in message:
+            if "is not supported" in message or "not supported for" in message or "can't be cast" in message:
                 return "dtype"
         return super().classify(error)
 

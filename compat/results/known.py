@@ -43,6 +43,9 @@ def entry_stub(record: Divergence) -> str:
              f"family = {toml_string(record.family)}", f"op = {toml_string(record.op)}",
              f"kind = {toml_string(record.kind)}", f"inputs = {toml_string(signature['inputs'])}",
              f"expected = {toml_string(signature['expected'])}", f"actual = {toml_string(signature['actual'])}"]
+    mode = record.backend.config.get("mode")
+    if mode:  # a compiled or lazy row: the entry is about that mode
+        lines.insert(3, f"config = {{ mode = {toml_string(mode)} }}")
     if record.device:
         lines.append(f"device = {toml_string(record.device)}")
     if record.reference != "numpy":
@@ -55,7 +58,8 @@ def entry_stub(record: Divergence) -> str:
 
 
 def slug(record: Divergence) -> str:
-    name = record.backend.name.replace("_", "-")
+    mode = record.backend.config.get("mode")
+    name = record.backend.name + (f"-{mode}" if mode else "")
     return f"{name}-{record.family}-{record.op}-{record.kind}".replace("_", "-")
 
 
