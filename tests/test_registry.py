@@ -262,3 +262,21 @@ def test_shipped_registry_loads_and_explains_every_entry():
         assert known.reason.strip(), f"{known.id}: empty reason"
         assert known.differs.strip(), f"{known.id}: empty 'differs'"
     assert len({e.id for e in loaded.entries}) == len(loaded.entries)
+
+
+def test_a_config_value_may_be_a_list_of_admitted_values(tmp_path):
+    reg = registry.load(write(tmp_path, entry(backend="torch", config='{ mode = ["compile", "lazy"] }')))
+    for mode, matched in (("compile", True), ("lazy", True), ("inductor", False), (None, False)):
+        backend = replace(TORCH, config={"mode": mode} if mode else {})
+        assert (reg.match(backend, divergence()) is not None) is matched, mode
+
+
+def test_an_eager_entry_never_explains_how_a_mode_differs_from_eager(tmp_path):
+    """An entry without a mode matches a mode row's divergences from NumPy (the backend's eager
+    behaviour shows in every mode), but not its divergences from eager: only a mode's entry can."""
+    reg = registry.load(write(tmp_path, entry(backend="torch", id="eager") + entry(backend="torch", id="compiled",
+                                                                                   config='{ mode = "compile" }')))
+    compiled = replace(TORCH, config={"mode": "compile"})
+    assert reg.match(compiled, divergence()).id == "eager"
+    assert reg.match(compiled, divergence(reference="mode:eager")).id == "compiled"
+    assert reg.match(TORCH, divergence(reference="mode:eager")) is None

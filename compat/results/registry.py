@@ -7,7 +7,8 @@ field it sets matches; pattern fields take a glob or a list of globs:
     id        unique name, used in records and reports            (required)
     backend   backend name or id ("torch", "jax[x32]"), or a glob ("*") (required)
     versions  PEP 440 specifier on the backend version: ">=2.4"
-    config    table that must be a subset of the backend config
+    config    table that must be a subset of the backend config; a list of values admits
+              any of them: config = { mode = ["function", "xla"] }
     family, op, inputs, expected, actual, device, reference   patterns
     kind      dtype | shape | value | error | device | crash | timeout, or a list (required)
     differs   what differs, in words                              (required)
@@ -22,6 +23,9 @@ field it sets matches; pattern fields take a glob or a list of globs:
               backends (ids it is replayed on; default: every one the entry applies
               to) and device (replayed on that device under test, a glob)
 
+An entry whose config names no execution mode describes what the backend does eagerly: it
+matches divergences from NumPy and from the reference device in every mode, but never a
+mode's divergence from eager (reference ``mode:eager``), which only a mode's entry explains.
 The first matching entry wins, so put narrow entries before broad ones. Every run
 replays every example first (``compat/specs/known.py``): an entry whose examples no
 longer diverge on a backend version is reported as fixed in that version.
@@ -90,7 +94,7 @@ class Entry:
         """Does this entry concern this backend at all (ignoring what differs)?"""
         if self.backend not in (backend.name, backend.id) and not fnmatchcase(backend.name, self.backend):
             return False
-        if any(backend.config.get(k) != v for k, v in self.config.items()):
+        if any(backend.config.get(k) not in (v if isinstance(v, list) else [v]) for k, v in self.config.items()):
             return False
         if self.versions:
             try:
@@ -102,6 +106,8 @@ class Entry:
     def matches(self, backend: Backend, divergence: dict) -> bool:
         if divergence["kind"] not in self.kinds:
             return False
+        if str(divergence.get("reference", "")).startswith("mode:") and "mode" not in self.config:
+            return False  # what a backend does eagerly cannot explain how a mode differs from eager
         if not self.applies_to(backend):
             return False
         return all(
