@@ -48,9 +48,12 @@ def run_pytest(args: list[str], tmp: Path, results: Path | None = None, shipped_
                **extra_env: str) -> subprocess.CompletedProcess:
     """``python -m pytest <args>`` with records under ``results`` (default tmp/results)
     and an empty registry, so that what the shipped registry says cannot change the
-    outcome; with ``shipped_registry`` the plugin's default registry (that of the checkout)."""
+    outcome; with ``shipped_registry`` the plugin's default registry (that of the checkout).
+    Eager only (``--modes none``) unless the args choose modes."""
     results = results if results is not None else tmp / "results"
     args = ["-m", "pytest", "-p", "no:cacheprovider", "--compat-results", str(results), *args]
+    if not any(a.startswith("--modes") for a in args):  # eager only, unless a test is about modes
+        args += ["--modes", "none"]
     if not shipped_registry and not any(a.startswith("--compat-registry") for a in args):
         args += ["--compat-registry", str(empty_registry(tmp))]
     return run(args, tmp, **extra_env)

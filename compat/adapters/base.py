@@ -83,6 +83,7 @@ class Adapter:
     CONFIGS: ClassVar[dict[str, dict[str, Any]]] = {"": {}}  # label -> config
     DEFAULT_CONFIGS: ClassVar[tuple[str, ...]] = ("",)  # the configs a bare backend name selects
     MODES: ClassVar[dict[str, str]] = {"eager": "op by op, as written"}  # execution mode -> how it runs a call
+    MODE_LIMITS: ClassVar[dict[str, dict[str, str]]] = {}  # mode -> {operation: why the mode cannot run it}
     DEFAULT_MODES: ClassVar[tuple[str, ...]] = ()  # the modes besides eager that a run checks by default
     reference_device: ClassVar[str] = "cpu:0"  # what other devices are compared with
     plugin: ClassVar[Any] = None  # compat.devices.PluginDevices: compat's reference plug-ins for this backend
@@ -122,10 +123,12 @@ class Adapter:
         declared = ops.get(op)
         return declared.python if declared.python is not None else f"{self.namespace}.{op}"
 
-    def unsupported(self, op: str) -> str | None:
-        """The reason this adapter gives for not having ``op``, or None if it has it."""
+    def unsupported(self, op: str, mode: str = "eager") -> str | None:
+        """The reason this adapter gives for not having ``op`` (in execution ``mode``), or None if it has it."""
         target = self.target(op)
-        return target.reason if isinstance(target, Unsupported) else None
+        if isinstance(target, Unsupported):
+            return target.reason
+        return self.MODE_LIMITS.get(mode, {}).get(op)
 
     def function(self, op: str):
         """The callable of ``op``; AdapterError if the adapter maps it to nothing."""

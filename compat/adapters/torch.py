@@ -75,6 +75,8 @@ class TorchAdapter(Adapter):
              "inductor": "torch.compile(fullgraph=True) with inductor, which generates C++ (g++)",
              "lazy": "lazy tensors (torch._lazy, TorchScript backend): recorded, then run at mark_step"}
     DEFAULT_MODES = ("compile", "lazy")
+    # declared, not run: each call would kill its process (a crash costs a new process every time)
+    MODE_LIMITS = {"lazy": {"hvp": "forward-mode AD (torch.func.jvp, make_dual) on lazy tensors segfaults, every time"}}
 
     def context(self, mode="eager"):
         if mode != "lazy":
@@ -83,10 +85,6 @@ class TorchAdapter(Adapter):
 
         start_lazy_backend()
         return torch.device("lazy")  # the call's tensors, and the constants of its program, are made there
-
-    def isolate(self, op, args, mode="eager"):
-        # forward-mode AD (torch.func.jvp, which hvp is) on lazy tensors segfaults, every time
-        return mode == "lazy" and op == "hvp"
 
     def compile(self, mode, function):
         if mode == "lazy":

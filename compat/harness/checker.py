@@ -222,7 +222,7 @@ class Checker:
     def declared_unsupported(self, op: str) -> Outcome | None:
         """The outcome of an operation the backend declares unsupported (counted, not
         checked), or None if it has the operation."""
-        reason = self.backend.unsupported(op)
+        reason = self.backend.unsupported(op, self.mode)
         if reason is None:
             return None
         self.unsupported[op] = reason

@@ -42,9 +42,11 @@ from compat.specs import DIRECTORY as SPECS
 BROKEN = "compat.adapters.broken"
 FAMILIES = ("promotion", "broadcasting", "indexing", "gradients", "placement", "numerics")
 # per family: what else its runs need (gradients: the default device only; placement:
-# the devices under test only, compat's reference plug-ins)
-# promotion: the faults' default execution modes (a rule broken only when a call is traced)
-FAMILY_OPTIONS = {"gradients": ["--device", "none"], "placement": ["--only-devices"], "promotion": ["--modes", "default"]}
+# the devices under test only, compat's reference plug-ins; promotion: the faults' default
+# execution modes, for a rule broken only when a call is traced; the others: eager only)
+FAMILY_OPTIONS = {"gradients": ["--device", "none", "--modes", "none"], "placement": ["--only-devices"],
+                  "promotion": ["--modes", "default"]}
+EAGER_ONLY = ["--modes", "none"]
 
 
 @dataclass(frozen=True)
@@ -110,7 +112,7 @@ def run_family(family: str, base: str, faults: list[Fault], seed: int, results: 
                extra: list[str]) -> dict[str, Seen]:
     """One pytest run of the family's specs under ``seed``: the control and every fault."""
     command = [sys.executable, "-m", "pytest", str(Path(SPECS) / f"{family}.py"), "-q", "-p", "no:cacheprovider",
-               "--backends", base, *(f"--adapter={f.path}" for f in faults), *FAMILY_OPTIONS.get(family, []),
+               "--backends", base, *(f"--adapter={f.path}" for f in faults), *FAMILY_OPTIONS.get(family, EAGER_ONLY),
                "--compat-mode", "report", "--compat-results", str(results), "--compat-registry", str(registry),
                "--hypothesis-profile", "detect", "--hypothesis-seed", str(seed), *extra]
     process = subprocess.run(command, capture_output=True, text=True)

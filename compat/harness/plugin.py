@@ -35,7 +35,7 @@ pytest_plugins = ["compat.harness.xp"]
 
 DEFAULT_REGISTRY = Path(__file__).resolve().parents[2] / "fixtures" / "known-divergences.toml"
 DEFAULT_RESULTS = "compat-results"
-MODE_EXAMPLES = 0.1  # default share of examples for execution-mode params (--mode-examples)
+MODE_EXAMPLES = 0.05  # default share of examples for execution-mode params (--mode-examples): each call compiles anew
 
 # The xp fixture deliberately spans all examples of a test; framework calls are
 # slow the first time; the explain phase costs many calls per divergence.
@@ -79,12 +79,12 @@ def pytest_addoption(parser):
                     help="also run the device params with this plug-in fault switched on ('all': each fault of each "
                          "plug-in that does not kill or stall its process; python -m compat selftest uses it); the "
                          "fault's seed is --hypothesis-seed or 0")
-    group.addoption("--modes", default="none", metavar="LIST",
+    group.addoption("--modes", default="default", metavar="LIST",
                     help="execution modes to check besides eager, on the first config of each backend, each "
                          "compared with NumPy and with the backend's eager result: BACKEND:MODE items (jax:jit, "
                          "tensorflow:function, tensorflow:xla, torch:compile, torch:inductor, torch:lazy), 'default' "
-                         "(each backend's default modes), 'all', or 'none' (the default, until the divergences "
-                         "modes show are triaged)")
+                         "(each backend's default modes: jax:jit, tensorflow:function and xla, torch:compile and "
+                         "lazy; the default), 'all', or 'none'")
     group.addoption("--mode-examples", type=fraction, default=None, metavar="FRACTION",
                     help=f"share of each spec's examples (at least 5) and exhaustive tables that the mode params "
                          f"check (default {MODE_EXAMPLES}; 1 with --hypothesis-profile thorough)")
