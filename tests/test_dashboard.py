@@ -23,7 +23,7 @@ from compat.core import dtypes
 from compat.results import records
 from compat.results import aggregate
 from compat.results import store
-from tests.helpers import REPO, output, run, subprocess_env
+from tests.helpers import REPO, checks_record, divergence_record, output, run, subprocess_env
 
 FIXTURE = REPO / "fixtures" / "results"
 CHROMIUM = Path("/usr/bin/chromium")
@@ -329,6 +329,62 @@ def test_device_params_without_device_divergences_show_in_the_device_matrix(tmp_
     assert "1 unsupported" in numpy_cell["text"], numpy_cell  # declared, though no case was checked
 
 
+# -- execution modes -------------------------------------------------------------------
+
+def test_execution_modes_have_their_own_matrix(tmp_path):
+    """A mode row (jax.jit: backend config {"mode": "jit"}) is compared with NumPy and with the
+    same backend run eagerly: its divergence from eager is counted on the modes page, its
+    divergence from NumPy in the main matrix, each cell with the cases of its checks records
+    (they name NumPy); a device row stays on the devices page."""
+    run_id = "20261122T080000Z-e0e0e0"
+    jax = {"name": "jax", "id": "jax[x64]", "version": "0.10.2", "config": {"x64": True}}
+    jit = {**jax, "config": {"x64": True, "mode": "jit"}}
+    lines = [checks_record(run_id=run_id, cases={"add": 4, "multiply": 4}) | {"backend": jax},
+             checks_record(run_id=run_id, cases={"add": 3, "multiply": 3}) | {"backend": jit},
+             divergence_record("add", run_id=run_id) | {"backend": jit},
+             divergence_record("multiply", run_id=run_id) | {"backend": jit, "reference": "mode:eager"},
+             checks_record(run_id=run_id, cases={"add": 2}) | {"backend": jax, "device": "cpu:1"},
+             divergence_record("add", run_id=run_id) | {"backend": jax, "device": "cpu:1", "reference": "device:cpu:0"}]
+    run_directory = tmp_path / "results" / run_id
+    run_directory.mkdir(parents=True)
+    (run_directory / "records-main.jsonl").write_text("".join(json.dumps(r) + "\n" for r in lines))
+    store.ingest(tmp_path / "s.sqlite", [tmp_path / "results"])
+    dashboard.render(tmp_path / "s.sqlite", tmp_path / "site")
+    site = tmp_path / "site"
+
+    modes = Page(site / "modes.html")
+    cells = matrix_cells(modes)
+    assert list(cells) == [("jax[x64]~jit", "promotion")], cells
+    cell = cells[("jax[x64]~jit", "promotion")]
+    assert "1 new / 0 known" in cell["text"] and "6 cases checked" in cell["text"] and "new" in cell["class"], cell
+    assert "vs eager" in modes.tables[0][1][0]["text"]
+    (listed,) = modes.tables[1:]  # the mode row's divergences from eager, with a page each
+    assert [(row[0]["text"], row[3]["text"]) for row in listed[1:]] == [("promotion", "multiply")]
+    assert all((site / link).is_file() for link in modes.links)
+    (href,) = cell["links"]
+    assert [row[2]["text"] for row in Page(site / href).tables[0][1:]] == ["multiply"]
+    assert "cpu:1" not in modes.all_text()
+
+    index = Page(site / "index.html")
+    assert "modes.html" in index.links
+    cell = matrix_cells(index)[("jax[x64]~jit", "promotion")]
+    assert "1 new / 0 known" in cell["text"] and "6 cases checked" in cell["text"], cell
+    (href,) = cell["links"]
+    assert [row[2]["text"] for row in Page(site / href).tables[0][1:]] == ["add"]
+
+    devices = Page(site / "devices.html")
+    cells = matrix_cells(devices)
+    assert list(cells) == [("jax[x64]", "promotion")], cells
+    assert "1 new / 0 known" in cells[("jax[x64]", "promotion")]["text"]
+    assert "cpu:1" in devices.tables[0][1][0]["text"] and "~jit" not in devices.all_text()
+
+
+def test_a_store_without_modes_says_so_on_the_modes_page(site):
+    text = " ".join(Page(site / "modes.html").all_text().split())
+    assert "No records compare an execution mode with eager" in text
+    assert "modes.html" in Page(site / "index.html").links
+
+
 # -- versions --------------------------------------------------------------------------
 
 PREVIOUS = "0.9.2"
@@ -509,7 +565,8 @@ def test_in_a_browser_cells_lead_to_divergences_and_record_scripts_do_not_run(si
             assert page.evaluate("navigator.clipboard.readText()") == page.evaluate(
                 "document.getElementById('repro').textContent")
             page.screenshot(path=str(tmp_path / "dashboard-divergence.png"), full_page=True)
-            for name in ("versions.html", "promotion.html", "surveys.html", "devices.html", "history.html"):
+            for name in ("versions.html", "promotion.html", "surveys.html", "devices.html", "modes.html",
+                         "history.html"):
                 page.goto((site / name).as_uri())
                 assert page.locator("h1").is_visible()
                 assert page.evaluate("typeof window.__xss") == "undefined"

@@ -4,12 +4,15 @@
 
     index.html        what this is, how to read the colours, the divergence matrix
                       (backend and device x family) and the runs it shows
-    family-*.html     one family's matrix by operation (the drill-down)
+    family-*.html     one family's matrix by operation (the drill-down), of each view: against
+                      NumPy, against the reference device (-devices), against eager (-modes)
     versions.html     backends run at several versions (a matrix row each): per family, the
                       divergences that appeared and those gone from one version to the next
     promotion.html    per backend, dtype x dtype -> result dtype, differences from NumPy marked
     surveys.html      survey tables (observation records) and out-of-bounds indexing behaviour
     devices.html      each device against its reference device; kernel coverage of plug-ins
+    modes.html        each execution mode (jax.jit, tf.function, torch.compile, ...) against the same
+                      backend run eagerly; the divergences from eager of each mode row
     history.html      divergences per run and per backend version; new and fixed since the previous run
     l/*.html          the divergence list of one matrix cell
     d/*.html          one divergence: minimal example, expected vs actual, reproducer, registry entry
@@ -34,9 +37,9 @@ import sqlite3
 from pathlib import Path
 
 from compat.dashboard.context import Context
-from compat.dashboard.data import Data
+from compat.dashboard.data import VIEWS, Data
 from compat.dashboard.html import Site, Written
-from compat.dashboard.pages import devices, divergence, history, matrix, promotion, surveys, versions
+from compat.dashboard.pages import devices, divergence, history, matrix, modes, promotion, surveys, versions
 from compat.results import store as store_module
 
 STYLE = Path(__file__).with_name("style.css")
@@ -45,10 +48,10 @@ STYLE = Path(__file__).with_name("style.css")
 def draw(dash: Context) -> None:
     data = dash.data
     matrix.index(dash)
-    for device_view in (False, True):
-        rows = data.rows_of(device_view)
+    for view in VIEWS:
+        rows = data.rows_of(view)
         for family in data.families_of(rows):
-            matrix.family_page(dash, family, rows, device_view)
+            matrix.family_page(dash, family, rows, view)
         for row in rows:
             for family in data.families_of(rows):
                 cell = data.cells.get((row.key, family))
@@ -58,6 +61,7 @@ def draw(dash: Context) -> None:
     promotion.promotion(dash)
     surveys.surveys(dash)
     devices.devices(dash)
+    modes.modes(dash)
     history.history(dash)
     versions.versions(dash)
 

@@ -14,6 +14,7 @@ from compat.dashboard.html import slug
 from compat.results import aggregate
 from compat.results.records import Key
 
+VIEWS = ("", "device", "mode")  # matrices: against NumPy-like references, reference devices, eager
 KEY_FIELDS = ("backend_id", "device", "reference", "family", "op", "kind", "sig_inputs", "sig_expected", "sig_actual")
 OTHER_SPECS = ""  # in a divergence's tables: shown by a spec that feeds no table
 
@@ -60,22 +61,32 @@ class Row:
     backend_id: str
     version: str
     device: str | None
-    devref: str              # "" for NumPy-like references; "device:<name>" for the device view
+    against: str             # "" for NumPy-like references; "device:<name>" or "mode:eager" in those views
     name: str = ""
     config: str = "{}"
 
     @property
     def key(self) -> tuple:
-        return (self.backend_id, self.version, self.device, self.devref)
+        return (self.backend_id, self.version, self.device, self.against)
 
     @property
     def group(self) -> tuple:
         """The row's key without the version: the rows that are versions of one another."""
-        return (self.backend_id, self.device, self.devref)
+        return (self.backend_id, self.device, self.against)
+
+    @property
+    def view(self) -> str:
+        """The matrix it is a row of (one of VIEWS)."""
+        return self.against.partition(":")[0]
+
+    @property
+    def versus(self) -> str:
+        """What the device or mode view compares it with: the reference device, eager."""
+        return self.against.partition(":")[2]
 
     def label(self) -> str:
         return f"{self.backend_id} {self.version} on {self.device or 'default device'}" + (
-            f" vs {self.devref[7:]}" if self.devref else "")
+            f" vs {self.versus}" if self.against else "")
 
 
 def version_order(version: str) -> tuple:
@@ -115,8 +126,9 @@ class Data:
         self._load_cells()
 
     @staticmethod
-    def devref(reference: str) -> str:
-        return reference if reference.startswith("device:") else ""
+    def against(reference: str) -> str:
+        """A record's reference class: "" for NumPy-like references (its row is in the main matrix)."""
+        return reference if reference.startswith(("device:", "mode:")) else ""
 
     def _load_cells(self) -> None:
         covered = defaultdict(set)  # (row key, family) -> runs
@@ -125,7 +137,7 @@ class Data:
             "backend_config FROM records WHERE type IN ('divergence', 'checks')").fetchall()
         # every case of a device param is also compared with the backend's reference device,
         # named by the records of such divergences (checks records name NumPy)
-        self.reference_devices = {(row[1], row[3]): row[4] for row in found if self.devref(row[4])}
+        self.reference_devices = {(row[1], row[3]): row[4] for row in found if row[4].startswith("device:")}
         for run_id, backend_id, version, device, reference, family, name, config in found:
             for key in self.keys_of(backend_id, version, device, reference):
                 self.rows.setdefault(key, Row(*key, name=name, config=config))
@@ -138,7 +150,7 @@ class Data:
         wanted = {(cell.run_id, *key, family) for (key, family), cell in self.cells.items()}
         runs = sorted({cell.run_id for cell in self.cells.values()})
         for d in self.divergences(runs):
-            key = (d.backend_id, d.version, d.device, self.devref(d.reference))
+            key = (d.backend_id, d.version, d.device, self.against(d.reference))
             if (d.run_id, *key, d.family) in wanted:
                 self.cells[(key, d.family)].divergences.append(d)
         for run_id, backend_id, version, device, reference, family, tables, unsupported, op, n in self.db.execute(
@@ -159,13 +171,20 @@ class Data:
             cell.divergences.sort(key=lambda d: (d.status != "new", d.op, d.kind, d.inputs, d.expected, d.actual))
 
     def keys_of(self, backend_id: str, version: str, device: str | None, reference: str) -> list[tuple]:
-        """The matrix rows a record counts in: its own, and for a device param's
-        record against NumPy also the device view's (device against reference device)."""
-        key = (backend_id, version, device, self.devref(reference))
-        if device is None or key[3]:
+        """The matrix rows a record counts in: its own, and for a device param's record
+        against NumPy also the device view's (device against reference device), for an
+        execution mode's (backend id "jax[x64]~jit") the mode view's (mode against eager):
+        each of those cases was compared with the reference device or eager as well."""
+        key = (backend_id, version, device, self.against(reference))
+        if key[3]:
             return [key]
-        devref = self.reference_devices.get((backend_id, device), "device:its reference device")
-        return [key, (backend_id, version, device, devref)]
+        keys = [key]
+        if device is not None:
+            keys.append((backend_id, version, device,
+                         self.reference_devices.get((backend_id, device), "device:its reference device")))
+        if "~" in backend_id:
+            keys.append((backend_id, version, device, "mode:eager"))
+        return keys
 
     def divergences(self, runs: list[str] | None = None) -> list[Divergence]:
         """The distinct divergences of each of these runs (all runs by default), aggregated
@@ -214,15 +233,16 @@ class Data:
                 found[record_id] = json.loads(body)
         return found
 
-    def rows_of(self, device_view: bool) -> list[Row]:
-        return sorted((r for r in self.rows.values() if bool(r.devref) == device_view),
-                      key=lambda r: (r.name != "numpy", r.backend_id, r.device or "", r.devref, version_order(r.version)))
+    def rows_of(self, view: str) -> list[Row]:
+        """The rows of one view's matrix (one of VIEWS)."""
+        return sorted((r for r in self.rows.values() if r.view == view),
+                      key=lambda r: (r.name != "numpy", r.backend_id, r.device or "", r.against, version_order(r.version)))
 
-    def version_groups(self, device_view: bool = False) -> list[list[Row]]:
+    def version_groups(self, view: str = "") -> list[list[Row]]:
         """Rows that are versions of one backend (with config) on one device, for each such
         backend run at more than one version; oldest version first."""
         groups = defaultdict(list)
-        for row in self.rows_of(device_view):
+        for row in self.rows_of(view):
             groups[row.group].append(row)
         return [rows for rows in groups.values() if len(rows) > 1]
 

@@ -9,6 +9,14 @@ from compat.dashboard.data import Cell, Data, Divergence, Row
 from compat.dashboard.html import e, readable, slug, table, when
 
 VALUES_SHOWN = 12  # values of an outcome shown
+VIEW_PAGES = {"": "index.html", "device": "devices.html", "mode": "modes.html"}  # the page of each view's matrix
+NO_ROWS = {
+    "": "<p class=muted>No divergence or checks records in the store.</p>",
+    "device": "<p class=muted>No records compare a device with a reference device (records whose reference is "
+              "<code>device:&lt;name&gt;</code>) in the store.</p>",
+    "mode": "<p class=muted>No records compare an execution mode with eager (records whose reference is "
+            "<code>mode:eager</code>, or of a backend id such as <code>jax[x64]~jit</code>) in the store.</p>",
+}
 
 
 def cell_html(cell: Cell | None, href: str, op: str | None = None, data: Data | None = None, newest: str = "") -> str:
@@ -36,24 +44,22 @@ def row_header(row: Row, data: Data, families: list[str]) -> str:
     config = "" if row.config in ("{}", "") else f" config {row.config}"
     return (f'<th title="{e(row.backend_id + " " + row.version + config)}">{e(row.backend_id)} '
             f'<span class=ver>{e(row.version)}</span><br>'
-            f'<small>{e(row.device or "default device")}{" vs " + e(row.devref[7:]) if row.devref else ""}</small></th>')
+            f'<small>{e(row.device or "default device")}{" vs " + e(row.versus) if row.against else ""}</small></th>')
 
 
 def list_path(row: Row, family: str, op: str | None = None) -> str:
     return f"l/{readable(row.backend_id, 20)}-{readable(family, 16)}-{slug(*row.key, family, op)}.html"
 
 
-def family_path(family: str, device_view: bool) -> str:
-    return f"family-{readable(family, 24)}-{slug(family, device_view)[:8]}{'-devices' if device_view else ''}.html"
+def family_path(family: str, view: str) -> str:
+    return f"family-{readable(family, 24)}-{slug(family, view)[:8]}{f'-{view}s' if view else ''}.html"
 
 
-def matrix(data: Data, rows: list[Row], prefix: str = "", device_view: bool = False) -> str:
+def matrix(data: Data, rows: list[Row], prefix: str = "", view: str = "") -> str:
     families = data.families_of(rows)
     if not rows:
-        return ("<p class=muted>No records compare a device with a reference device (records whose reference is "
-                "<code>device:&lt;name&gt;</code>) in the store.</p>" if device_view else
-                "<p class=muted>No divergence or checks records in the store.</p>")
-    head = ["backend / device"] + [f'<a href="{prefix}{family_path(f, device_view)}">{e(f)}</a>' for f in families]
+        return NO_ROWS[view]
+    head = ["backend / device"] + [f'<a href="{prefix}{family_path(f, view)}">{e(f)}</a>' for f in families]
     body = []
     for row in rows:
         cells = [row_header(row, data, families)]
@@ -66,11 +72,12 @@ def matrix(data: Data, rows: list[Row], prefix: str = "", device_view: bool = Fa
     return table(head, body, "matrix")
 
 
-def divergence_line(d: Divergence, prefix: str, pages: set[str]) -> list[str]:
+def divergence_line(d: Divergence, prefix: str, pages: set[str], reference: str = "numpy") -> list[str]:
+    """A divergence as a row of a list; its reference is named when it is not the list's."""
     link = f'<a href="{prefix}{d.page}">{e(d.op)}</a>' if d.page in pages else e(d.op)
     status = f'<span class="badge {d.status}">{e(d.status)}</span>'
     what = f"{e(d.expected)} &rarr; {e(d.actual)}" + (f" <small>(reference {e(d.reference)})</small>"
-                                                       if d.reference != "numpy" else "")
+                                                       if d.reference != reference else "")
     return [status, e(d.kind), link, f"<code>{e(d.inputs)}</code>", what, f'<td class=num>{d.count}</td>',
             e(d.known or "")]
 

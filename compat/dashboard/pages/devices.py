@@ -11,11 +11,11 @@ from compat.dashboard.pages.common import matrix, run_line
 
 def devices(dash: Context) -> None:
     data = dash.data
-    rows = data.rows_of(True)
+    rows = data.rows_of("device")
     parts = ["<h1>Devices</h1>",
              "<p class=lead>Each device against its reference device (the same framework on its CPU, or the "
              "reference plug-in device): the same colours as the main matrix, the reference device in place of "
-             "NumPy.</p>", LEGEND, matrix(data, rows, device_view=True), "<h2>Kernel coverage of plug-in devices</h2>",
+             "NumPy.</p>", LEGEND, matrix(data, rows, view="device"), "<h2>Kernel coverage of plug-in devices</h2>",
              "<p>Per kernel, how many launches of a plug-in device ran on the device and how many fell back to "
              "the CPU (latest run per device); kernels that fell back come first. Only what the plug-in sees is "
              "counted: an op that TensorFlow's soft placement sends to the CPU never reaches the APU, so it is "

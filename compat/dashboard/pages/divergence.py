@@ -5,7 +5,7 @@ from __future__ import annotations
 from compat.dashboard.context import Context
 from compat.dashboard.data import Divergence, Row
 from compat.dashboard.html import COPY_SCRIPT, e, facts_table, t, table
-from compat.dashboard.pages.common import list_path, outcome_rows, run_line
+from compat.dashboard.pages.common import VIEW_PAGES, list_path, outcome_rows, run_line
 
 import json
 
@@ -17,7 +17,7 @@ def divergence_pages(dash: Context) -> None:
 def divergence_page(dash: Context, d: Divergence, record: dict) -> None:
     backend = record["backend"]
     title = f"{d.backend_id} {d.op}({d.inputs}): {d.kind}"
-    cell_row = Row(d.backend_id, d.version, d.device, dash.data.devref(d.reference))
+    cell_row = Row(d.backend_id, d.version, d.device, dash.data.against(d.reference))
     meaning = ("a divergence the registry does not know: probably a bug of the backend (or of its adapter)"
                if d.status == "new" else "a known, documented divergence")
     parts = [f"<h1>{e(title)}</h1>",
@@ -56,4 +56,4 @@ def divergence_page(dash: Context, d: Divergence, record: dict) -> None:
     else:
         parts.append("<p>No registry entry matches. If the difference is intended, document it in the registry "
                      "(<code>fixtures/known-divergences.toml</code>) with a reason and a source.</p>")
-    dash.site.page(d.page, title, "\n".join(parts), here="index.html", script=COPY_SCRIPT)
+    dash.site.page(d.page, title, "\n".join(parts), here=VIEW_PAGES[cell_row.view], script=COPY_SCRIPT)

@@ -63,7 +63,7 @@ def changes(dash: Context) -> str:
     previous_runs = sorted(set(data.previous.values()))
     before = defaultdict(dict)
     for d in data.divergences(previous_runs):
-        before[(d.run_id, (d.backend_id, d.version, d.device, data.devref(d.reference)), d.family)][d.key] = d
+        before[(d.run_id, (d.backend_id, d.version, d.device, data.against(d.reference)), d.family)][d.key] = d
     parts = ["<h2>Since the previous run</h2>",
              "<p>For each backend, device and family: divergences of the latest run that the run before it did not "
              "show (<b>new since</b>), and divergences of the run before that the latest run no longer shows for "

@@ -5,12 +5,15 @@ from __future__ import annotations
 from compat.dashboard.context import LIST_CAP, Context
 from compat.dashboard.data import Cell, Row
 from compat.dashboard.html import LEGEND, capped_note, e, table
-from compat.dashboard.pages.common import LIST_HEADERS, cell_html, divergence_line, family_path, list_path, matrix, row_header, run_line
+from compat.dashboard.pages.common import (LIST_HEADERS, VIEW_PAGES, cell_html, divergence_line, family_path, list_path,
+                                           matrix, row_header, run_line)
+
+VIEW_TITLES = {"": "", "device": " (devices)", "mode": " (execution modes)"}
 
 
 def index(dash: Context) -> None:
     data = dash.data
-    rows = data.rows_of(False)
+    rows = data.rows_of("")
     runs_shown = sorted({c.run_id for (key, _), c in data.cells.items() if not key[3]}, key=data.order.__getitem__)
     body = ["<h1>compat: where array frameworks disagree with NumPy</h1>",
             '<p class=lead>Each row is an array framework (with its configuration) on a device, each column a '
@@ -48,7 +51,7 @@ def index(dash: Context) -> None:
                 f'<a href="history.html">History</a> compares them.</p>')
     dash.site.page("index.html", "Divergence matrix", "\n".join(body), here="index.html")
 
-def family_page(dash: Context, family: str, rows: list[Row], device_view: bool) -> None:
+def family_page(dash: Context, family: str, rows: list[Row], view: str) -> None:
     data = dash.data
     rows = [r for r in rows if (r.key, family) in data.cells]
     ops = sorted({op for r in rows for op in data.cells[(r.key, family)].cases}
@@ -59,11 +62,11 @@ def family_page(dash: Context, family: str, rows: list[Row], device_view: bool) 
         cell = data.cells[(row.key, family)]
         body.append([row_header(row, data, [family])]
                     + [cell_html(cell, list_path(row, family, op), op, data) for op in ops])
-    back = "devices.html" if device_view else "index.html"
-    text = [f"<h1>{e(family)}{' (devices)' if device_view else ''}: by operation</h1>",
+    back = VIEW_PAGES[view]
+    text = [f"<h1>{e(family)}{VIEW_TITLES[view]}: by operation</h1>",
             f'<p>The <a href="{back}">matrix</a>\'s {e(family)} column, one column per operation. '
             'A cell links to the divergences of that operation.</p>', LEGEND, table(head, body, "matrix")]
-    dash.site.page(family_path(family, device_view), f"{family} by operation", "\n".join(text),
+    dash.site.page(family_path(family, view), f"{family} by operation", "\n".join(text),
                    here=back)
 
 def list_page(dash: Context, row: Row, family: str, cell: Cell) -> None:
@@ -87,4 +90,5 @@ def list_page(dash: Context, row: Row, family: str, cell: Cell) -> None:
         if op is None and len(ops) > 2:
             links = ", ".join(f'<a href="../{list_path(row, family, o)}"><code>{e(o)}</code></a>' for o in ops[1:])
             parts.append(f"<p>By operation: {links}</p>")
-        dash.site.page(list_path(row, family, op), f"{row.label()} {what}", "\n".join(parts), here="index.html")
+        dash.site.page(list_path(row, family, op), f"{row.label()} {what}", "\n".join(parts),
+                       here=VIEW_PAGES[row.view])

@@ -18,7 +18,7 @@ TABLE_CAP = 100  # rows of the other-promotion-differences table
 
 def promotion(dash: Context) -> None:
     data = dash.data
-    rows = [r for r in data.rows_of(False) if (r.key, "promotion") in data.cells and r.name != "numpy"]
+    rows = [r for r in data.rows_of("") if (r.key, "promotion") in data.cells and r.name != "numpy"]
     names = list(dtypes.ALL)
     baseline = {}
     for a in names:

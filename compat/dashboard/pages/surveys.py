@@ -60,7 +60,7 @@ def surveys(dash: Context) -> None:
 def out_of_bounds(dash: Context) -> str:
     """Indexing divergences of the invalid-index specs: what each backend did where NumPy raised."""
     data = dash.data
-    rows = [r for r in data.rows_of(False) if (r.key, "indexing") in data.cells]
+    rows = [r for r in data.rows_of("") if (r.key, "indexing") in data.cells]
     covering = [r for r in rows if aggregate.INVALID_INDICES in data.cells[(r.key, "indexing")].table_ops
                 and r.name != "numpy"]
     found = {}

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from compat.dashboard.context import Context
-from compat.dashboard.data import Row
+from compat.dashboard.data import VIEWS, Row
 from compat.dashboard.html import LEGEND, capped_note, e, slug, table
 from compat.dashboard.pages.common import LIST_HEADERS, cell_html, divergence_line, list_path, run_line
 
@@ -34,14 +34,14 @@ def versions(dash: Context) -> None:
         parts.append(table(["registry entry", "fixed in", "backend", "device"],
                            [[e(f.id), f"{e(f.name)} <span class=ver>{e(f.version)}</span>", e(f.backend), e(f.device or "")]
                             for f in fixed]))
-    groups = data.version_groups(False) + data.version_groups(True)
+    groups = [rows for view in VIEWS for rows in data.version_groups(view)]
     if not groups:
         parts.append("<p class=muted>No backend was run at more than one version. Run one env or CI job per "
                      "version (e.g. <code>tox -p -e jax,jax-previous,dashboard</code>) and merge their records "
                      "into one store.</p>")
     for rows in groups:
         first = rows[0]
-        where = (first.device or "default device") + (f" vs {first.devref[7:]}" if first.devref else "")
+        where = (first.device or "default device") + (f" vs {first.versus}" if first.against else "")
         steps = list(zip(rows, rows[1:]))
         families = sorted({family for (key, family) in data.cells if key in {r.key for r in rows}})
         diffs = {(a.version, b.version, family): version_step(dash, a, b, family) for a, b in steps for family in families}
