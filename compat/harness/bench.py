@@ -35,7 +35,8 @@ from compat.specs import DIRECTORY as SPECS
 
 
 class Meter:
-    """A pytest plugin that times every spec call."""
+    """A pytest plugin that times every spec call, per row (a backend's config, device or
+    execution mode: jax[x64], jax[x64]@cpu:1, jax[x64]~jit) and family."""
 
     def __init__(self):
         self.wall = defaultdict(float)
@@ -51,15 +52,16 @@ class Meter:
             return (yield)
         finally:
             if isinstance(checker, Checker):
-                self.wall[checker.family] += time.perf_counter() - start
-                self.framework[checker.family] += checker.framework_seconds
-                self.checker[checker.family] += checker.seconds
-                self.cases[checker.family] += sum(checker.cases.values())
+                key = (checker.backend_info.row + (f"@{checker.device}" if checker.device else ""), checker.family)
+                self.wall[key] += time.perf_counter() - start
+                self.framework[key] += checker.framework_seconds
+                self.checker[key] += checker.seconds
+                self.cases[key] += sum(checker.cases.values())
 
 
 def measure(name: str) -> list[tuple]:
-    """(family, examples, seconds, share outside framework calls, compat's share) per family
-    of one backend's specs, run in this process."""
+    """(row, family, examples, seconds, share outside framework calls, compat's share) per
+    row and family of one backend's specs, run in this process."""
     meter = Meter()
     output = io.StringIO()
     with tempfile.TemporaryDirectory() as results, contextlib.redirect_stdout(output):
@@ -69,8 +71,10 @@ def measure(name: str) -> list[tuple]:
     if status not in (0, 5):
         sys.stderr.write(output.getvalue())
         raise SystemExit(int(status))
-    return [(family, meter.cases[family], meter.wall[family], 1 - meter.framework[family] / meter.wall[family],
-             (meter.checker[family] - meter.framework[family]) / meter.wall[family]) for family in sorted(meter.wall)]
+    return [(row, family, meter.cases[row, family], meter.wall[row, family],
+             1 - meter.framework[row, family] / meter.wall[row, family],
+             (meter.checker[row, family] - meter.framework[row, family]) / meter.wall[row, family])
+            for row, family in sorted(meter.wall)]
 
 
 def main(backends: str | None) -> int:
@@ -94,13 +98,15 @@ def main(backends: str | None) -> int:
                 if child.returncode != 0:
                     return child.returncode
                 runs.append(json.loads(child.stdout.strip().splitlines()[-1]))
-        for (family, cases, cold, _, _), (_, warm_cases, warm, overhead, own) in zip(*runs):
-            rows.append((name, family, cases, cold, cases / cold, warm, warm_cases / warm, overhead, own))
+        warm_of = {(row, family): measured for row, family, *measured in runs[1]}
+        for row, family, cases, cold, _, _ in runs[0]:
+            warm_cases, warm, overhead, own = warm_of.get((row, family), (0, float("nan"), 0.0, 0.0))
+            rows.append((row, family, cases, cold, cases / cold, warm, warm_cases / warm, overhead, own))
     print()
-    print(f"{'backend':<12} {'family':<14} {'examples':>9} {'cold s':>7} {'cold ex/s':>10} {'warm s':>7} "
+    print(f"{'row':<22} {'family':<14} {'examples':>9} {'cold s':>7} {'cold ex/s':>10} {'warm s':>7} "
           f"{'warm ex/s':>10} {'overhead':>9} {'= compat':>9} {'+ hypothesis/pytest':>20}")
-    for name, family, cases, cold, cold_rate, warm, warm_rate, overhead, own in rows:
-        print(f"{name:<12} {family:<14} {cases:>9} {cold:>7.1f} {cold_rate:>10.0f} {warm:>7.1f} {warm_rate:>10.0f} "
+    for row, family, cases, cold, cold_rate, warm, warm_rate, overhead, own in rows:
+        print(f"{row:<22} {family:<14} {cases:>9} {cold:>7.1f} {cold_rate:>10.0f} {warm:>7.1f} {warm_rate:>10.0f} "
               f"{overhead:>8.0%} {own:>9.0%} {overhead - own:>20.0%}")
     print("\noverhead (warm run): the share of wall time outside framework calls, split into compat's own code "
           "and the rest")
