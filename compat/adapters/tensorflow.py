@@ -122,6 +122,13 @@ class TensorflowAdapter(Adapter):
 
     def classify(self, error):
         message = str(error)
+        if message.startswith("Graph execution error"):
+            # a graph names the error after the Python traceback of the node it was detected at,
+            # whose source lines would read as the error's words
+            # (an OpError, of no Python category of its own: its message decides)
+            lines = message.splitlines()
+            last = max((i for i, line in enumerate(lines) if line.startswith("  File ")), default=0)
+            error = RuntimeError(message := "\n".join(lines[last + 1:]))
         if ("Could not find device for node" in message or "registered kernels" in message.lower()
                 or "is not in the list of allowed values" in message):
             return "dtype"  # no kernel for these dtypes (eager's message names the op's attributes, 'axis' too)
