@@ -537,6 +537,8 @@ def _faults(tf) -> dict:
         "matmul_transpose": {
             "transpose_b": (0, matmul_b_transposed, small((3, 4), (5, 4)), [(batch_matmul_y_adjoint, small((3, 4), (5, 4)))])
         },
+        # a graph runs Relu on an executor thread; eager Relu, on this thread, is the control
+        "graph_relu": {"-0.0": (0, tf.function(tf.nn.relu, autograph=False), negative_zeros, [(tf.nn.relu, negative_zeros)])},
     }
 
     def differs(f, make_inputs) -> bool:

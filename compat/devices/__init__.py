@@ -20,6 +20,9 @@ class PluginDevices:
     # share of each spec's examples a default run checks on these devices (None: --device-examples' default),
     # lower for devices whose kernels are the reference device's own, and the reason why
     examples_share: ClassVar[float | None] = None
+    # execution modes its devices are also checked in, when the run checks the backend in them:
+    # a plug-in's kernels may misbehave only when a graph runs them
+    modes: ClassVar[tuple[str, ...]] = ()
 
     def prepare(self, load: bool = True) -> None:
         """Build (cached) and, with ``load``, make the devices visible in this process,

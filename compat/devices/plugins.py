@@ -42,6 +42,7 @@ class TensorflowApu(CompiledPlugin):
     """TensorFlow's PluggableDevice "APU" (tensorflow_apu.cc)."""
 
     names = ("APU:0",)
+    modes = ("function",)  # tf.function on the APU: a graph runs its kernels on executor threads
     module, prefix = "compat.devices.tensorflow_apu", "APU"
     loader_lines = ("from compat.devices import tensorflow_apu", "tensorflow_apu.load()  # compat's reference APU device")
 

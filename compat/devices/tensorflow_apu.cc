@@ -60,6 +60,7 @@ enum Fault : int {
   kBroadcastStride,
   kCopyTruncate,
   kMatmulTranspose,
+  kGraphRelu,
   kAbortInKernel,  // fatal: the process dies
   kHangInKernel,   // fatal: the kernel never completes
   kNumFaults
@@ -72,11 +73,18 @@ const char* const kFaultNames[kNumFaults] = {
     "broadcast_stride",
     "copy_truncate",
     "matmul_transpose",
+    "graph_relu",
     "abort_in_kernel",
     "hang_in_kernel",
 };
 
 std::atomic<int> g_fault{kNoFault};
+// Eager runs a kernel on the thread that calls it, the one that loaded the plug-in; a graph
+// (tf.function) runs its nodes on TensorFlow's executor threads. Fault graph_relu plays a
+// plug-in whose per-thread state (rounding or denormal modes, handles) is set up on the
+// loading thread only.
+std::thread::id g_loading_thread;
+bool on_loading_thread() { return std::this_thread::get_id() == g_loading_thread; }
 std::atomic<uint64_t> g_seed{0};
 int g_num_devices = 1;
 
@@ -660,7 +668,7 @@ void binary(const Kernel& k, Context& c) {
 }
 
 template <class T>
-T unary_value(Op op, T x, bool vector_lane, bool kept_lane) {
+T unary_value(Op op, T x, bool vector_lane, bool kept_lane, bool flip_negative_zero) {
   if constexpr (std::is_same_v<T, bool>) {
     return !x;
   } else if constexpr (std::is_floating_point_v<T>) {
@@ -672,8 +680,8 @@ T unary_value(Op op, T x, bool vector_lane, bool kept_lane) {
         // TF's Relu computes the first of an odd number of tail elements on
         // its own (clang's loop peeling), without flushing denormals.
         T r = vector_lane ? packet_max(x, T(0)) : kept_lane ? select_max(x, T(0)) : scalar_max(x, T(0));
-        // Fault relu_negative_zero: -0.0 comes out as the other zero.
-        if (std::fpclassify(x) == FP_ZERO && std::signbit(x) && fault_on(kReluNegativeZero)) r = -r;
+        // Faults relu_negative_zero, graph_relu (off the loading thread): -0.0 comes out as the other zero.
+        if (std::fpclassify(x) == FP_ZERO && std::signbit(x) && flip_negative_zero) r = -r;
         return r;
       }
     }
@@ -698,7 +706,8 @@ void unary(const Kernel& k, Context& c) {
     const T* in = data<T>(x);
     T* z = mutable_data<T>(out);
     const int64_t kept = (n - vector_end) % 2 == 1 ? vector_end : -1;
-    for (int64_t i = 0; i < n; ++i) z[i] = unary_value(k.op, in[i], i < vector_end, i == kept);
+    const bool flip = fault_on(kReluNegativeZero) || (fault_on(kGraphRelu) && !on_loading_thread());
+    for (int64_t i = 0; i < n; ++i) z[i] = unary_value(k.op, in[i], i < vector_end, i == kept, flip);
   });
 }
 
@@ -1274,6 +1283,7 @@ EXPORT void SE_InitPlugin(SE_PlatformRegistrationParams* params, TF_Status* stat
 }
 
 EXPORT void TF_InitKernel() {
+  g_loading_thread = std::this_thread::get_id();
   const std::vector<TF_DataType> numbers = {TF_FLOAT, TF_DOUBLE, TF_INT32, TF_INT64};
   const std::vector<TF_DataType> all = {TF_FLOAT, TF_DOUBLE, TF_INT32, TF_INT64, TF_BOOL};
   TF_Status* status = TF_NewStatus();

@@ -39,6 +39,8 @@ FAULTS: dict[str, str] = {
     "along the outermost broadcast dim",
     "copy_truncate": "APU -> host copies leave the last min(size, 4) bytes of the destination as they were",
     "matmul_transpose": "MatMul ignores transpose_b (reads b's buffer untransposed)",
+    "graph_relu": "relu_negative_zero on threads other than the one that loaded the plug-in: TensorFlow's graph "
+    "executor threads (tf.function); eager runs kernels on the caller's thread and is right",
 }
 # Faults that kill or stall the process: the self-test runs them apart (compat.harness.casualties)
 FATAL_FAULTS: dict[str, str] = {

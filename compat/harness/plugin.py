@@ -118,7 +118,7 @@ class CompatSession:
         only_devices = config.getoption("only_devices")
         self.device_share = config.getoption("device_examples") or (1.0 if only_devices else None)  # None: by device
         thorough = config.getoption("hypothesis_profile", None) == "thorough"
-        self.modes = {} if only_devices else select_modes(self.adapters, config.getoption("modes"), absent)
+        self.modes = select_modes(self.adapters, config.getoption("modes"), absent)  # --only-devices: on devices
         self.mode_share = config.getoption("mode_examples") or (1.0 if thorough else MODE_EXAMPLES)
         self.reference_devices = dict(parse_device(item, self.adapters) for item in config.getoption("reference_device")
                                       if not of_missing_backend(item, absent))

@@ -108,11 +108,13 @@ DEVICE_EXAMPLES = 0.2  # default share of examples for device params (--device-e
 def share_of(adapter, device: str | None, mode: str, device_option: float | None, mode_share: float) -> float:
     """The share of a spec's examples and tables a param checks: all of them on a backend's own
     row; on a device, --device-examples (``device_option``), else the share its plug-in declares
-    for it, else DEVICE_EXAMPLES; in an execution mode besides eager, ``mode_share``."""
+    for it, else DEVICE_EXAMPLES; in an execution mode besides eager, ``mode_share`` (on a
+    device, the smaller of the two)."""
     if device is not None:
         plugin = adapter.plugin
         declared = plugin.examples_share if plugin is not None and device in plugin.names else None
-        return device_option or declared or DEVICE_EXAMPLES
+        on_device = device_option or declared or DEVICE_EXAMPLES
+        return on_device if mode == "eager" else min(on_device, mode_share)
     return mode_share if mode != "eager" else 1.0
 
 

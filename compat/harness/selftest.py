@@ -81,7 +81,8 @@ def run_faults(adapter: adapters.Adapter, device: str, seed: int, workers: str, 
     that kill or stall the process, over the kernel spec of special values."""
     if fatal:
         faults = list(adapter.plugin.fatal_faults)
-        selection = [f"{SPECS}/{FATAL_SPEC}", "--compat-call-limit", FATAL_CALL_LIMIT,
+        # eager only: each death costs a worker's replacement and a rerun, and a fatal kernel is fatal in a graph too
+        selection = [f"{SPECS}/{FATAL_SPEC}", "--compat-call-limit", FATAL_CALL_LIMIT, "--modes", "none",
                      *(f"--compat-fault={fault}" for fault in faults)]
     else:
         faults = [None, *adapter.plugin.faults]  # None: the control, no fault; it must show nothing new

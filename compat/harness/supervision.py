@@ -30,7 +30,7 @@ SUPERVISED = "COMPAT_SUPERVISED"  # set in a supervised child: the run id it wri
 FINISHED = "finished-{worker}"  # a process that ended its session normally leaves this file
 DONE = "done-{worker}.txt"  # node ids of the specs it finished, one per line
 # the device in an xp param's id: "[jax[x64]@cpu:1-add]" (faulty devices, "@apu:0!fault", are left alone)
-DEVICE_IN_ID = re.compile(r"(@[A-Za-z]+:\d+|~[a-z]+)(?=[-\]])")  # a device or an execution mode
+DEVICE_IN_ID = re.compile(r"(?:@[A-Za-z]+:\d+|~[a-z]+)+(?=[-\]])")  # a device or an execution mode
 
 
 def add_options(group) -> None:

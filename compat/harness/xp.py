@@ -28,17 +28,24 @@ def pytest_generate_tests(metafunc):
     params = []
     faults = metafunc.config.getoption("compat_fault")
     for adapter in compat.adapters:
+        modes = compat.modes.get(adapter.id, [])
         if not metafunc.config.getoption("only_devices"):
             params.append(pytest.param((adapter, None, None, "eager"), id=adapter.id))
-        params += [pytest.param((adapter, None, None, mode), id=f"{adapter.id}~{mode}") for mode in compat.modes.get(adapter.id, [])]
+            params += [pytest.param((adapter, None, None, mode), id=f"{adapter.id}~{mode}") for mode in modes]
         for device in compat.devices.get(adapter.id, []):
             reason = compat.unavailable.get((adapter.id, device))
             marks = [pytest.mark.skip(reason=f"{device}: {reason}")] if reason else []
-            params.append(pytest.param((adapter, device, None, "eager"), id=f"{adapter.id}@{device}", marks=marks))
             plugin = adapter.plugin
+            # the plug-in's own devices also in the modes it names (tf.function on the APU)
+            device_modes = ["eager"] + [m for m in modes if plugin is not None and device in plugin.names
+                                        and m in plugin.modes]
             known = {**plugin.faults, **plugin.fatal_faults} if plugin is not None else {}
             named = list(plugin.faults) if faults == ["all"] else [f for f in faults if f in known]
-            params += [pytest.param((adapter, device, f, "eager"), id=f"{adapter.id}@{device}!{f}", marks=marks) for f in named]
+            for mode in device_modes:
+                suffix = "" if mode == "eager" else f"~{mode}"
+                params.append(pytest.param((adapter, device, None, mode), id=f"{adapter.id}@{device}{suffix}", marks=marks))
+                params += [pytest.param((adapter, device, f, mode), id=f"{adapter.id}@{device}{suffix}!{f}", marks=marks)
+                           for f in named]
     params += [pytest.param(None, id=spec, marks=pytest.mark.skip(reason=reason)) for spec, reason in compat.missing.items()]
     if not params:
         params = [pytest.param(None, id="no-backend", marks=pytest.mark.skip(reason="no backend selected"))]
