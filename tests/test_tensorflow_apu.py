@@ -31,7 +31,7 @@ REPO = Path(__file__).resolve().parents[1]
 KERNELS = [
     "AddV2", "Sub", "Mul", "RealDiv", "Maximum", "Minimum", "Neg", "Abs", "Square", "Less", "LessEqual",
     "Greater", "GreaterEqual", "Equal", "NotEqual", "LogicalAnd", "LogicalOr", "LogicalNot", "Relu", "Cast",
-    "MatMul", "BatchMatMulV2", "Sum", "Max", "Mean", "AddN", "BroadcastTo",
+    "MatMul", "BatchMatMulV2", "Sum", "Max", "Mean", "AddN", "BroadcastTo", "Reciprocal",
 ]  # fmt: skip
 
 
@@ -339,7 +339,7 @@ def _sweep(tf) -> list[str]:
     for dtype, n in itertools.product(FLOATS, [*range(1, 20), 70, 1000]):
         check(f"ties {np.dtype(dtype).name} {n}", "Relu", features=_ties(rng, dtype, (n,)))
     for op, dtype, shape in itertools.product(
-        ["Neg", "Abs", "Square", "Relu", "LogicalNot"], TYPES, [(), (3,), (8,), (17,), (0,), (2, 0, 3), (5, 13)]
+        ["Neg", "Abs", "Square", "Relu", "LogicalNot", "Reciprocal"], TYPES, [(), (3,), (8,), (17,), (0,), (2, 0, 3), (5, 13)]
     ):
         x = tf.constant(_values(rng, dtype, shape))
         check(f"{np.dtype(dtype).name} {shape}", op, **({"features": x} if op == "Relu" else {"x": x}))

@@ -111,7 +111,7 @@ std::string known_faults() {
   X(AddV2) X(Sub) X(Mul) X(RealDiv) X(Maximum) X(Minimum) X(Neg) X(Abs) X(Square) X(Less)          \
   X(LessEqual) X(Greater) X(GreaterEqual) X(Equal) X(NotEqual) X(LogicalAnd) X(LogicalOr)          \
   X(LogicalNot) X(Relu) X(Cast) X(MatMul) X(BatchMatMulV2) X(Sum) X(Max) X(Mean) X(AddN)        \
-  X(BroadcastTo)
+  X(BroadcastTo) X(Reciprocal)
 
 enum Op : int {
 #define X(name) k##name,
@@ -667,6 +667,15 @@ void binary(const Kernel& k, Context& c) {
   });
 }
 
+// Eigen's float reciprocal in a packet (fast math): rcpps's 12-bit estimate and one
+// Newton step, x + x * (1 - a * x) with AVX's separate roundings; the estimate alone
+// where the step is NaN (a zero or infinite a). Scalar code and double divide exactly.
+inline float packet_reciprocal(float a) {
+  const float x = _mm_cvtss_f32(_mm_rcp_ss(_mm_set_ss(a)));
+  const float step = 1.0f - a * x;
+  return step == step ? x * step + x : x;
+}
+
 template <class T>
 T unary_value(Op op, T x, bool vector_lane, bool kept_lane, bool flip_negative_zero) {
   if constexpr (std::is_same_v<T, bool>) {
@@ -676,6 +685,9 @@ T unary_value(Op op, T x, bool vector_lane, bool kept_lane, bool flip_negative_z
       case kNeg: return -x;
       case kAbs: return std::fabs(x);
       case kSquare: return x * x;
+      case kReciprocal:
+        if constexpr (std::is_same_v<T, float>) return vector_lane ? packet_reciprocal(x) : 1.0f / x;
+        return T(1) / x;
       default: {
         // TF's Relu computes the first of an odd number of tail elements on
         // its own (clang's loop peeling), without flushing denormals.
@@ -1207,6 +1219,7 @@ void compute(void* kernel, TF_OpKernelContext* ctx) {
     case kSquare:
     case kLogicalNot:
     case kRelu:
+    case kReciprocal:
       return unary(k, c);
     case kCast:
       return cast(k, c);
@@ -1290,7 +1303,7 @@ EXPORT void TF_InitKernel() {
   for (int op = 0; op < kNumOps; ++op) {
     // The types TF's CPU kernels have (of float32/64, int32/64 and bool).
     std::vector<TF_DataType> types = numbers;
-    if (op == kRealDiv) types = {TF_FLOAT, TF_DOUBLE};
+    if (op == kRealDiv || op == kReciprocal) types = {TF_FLOAT, TF_DOUBLE};
     if (op == kEqual || op == kNotEqual || op == kBroadcastTo) types = all;
     if (op == kLogicalAnd || op == kLogicalOr || op == kLogicalNot) {
       register_kernel(op, {}, status);
