@@ -3,11 +3,10 @@ the backend, compare, and turn what differs into records.
 
 A divergence that the registry knows is kept (the smallest example per
 signature) and the test goes on. A new divergence inside a Hypothesis test
-is raised at once, as an exception whose type is unique to its signature, so
-Hypothesis shrinks each distinct new divergence to its own minimal example
-and replays it last; the exceptions that escape ``@given`` are those minimal
-examples. Outside Hypothesis (exhaustive tables) new divergences are kept too
-and the loop goes on. ``records`` then writes one record per signature.
+is raised at once (``compat.harness.found``), so Hypothesis shrinks each
+distinct new divergence to its own minimal example. Outside Hypothesis
+(exhaustive tables) new divergences are kept too and the loop goes on.
+``records`` then writes one record per signature.
 """
 
 from __future__ import annotations
@@ -29,48 +28,14 @@ from compat.core.case import Case
 from compat.core.outcome import Outcome, repr_scalar
 from compat.core.programs import Program
 from compat.harness.casualties import Casualty
+from compat.harness.found import Found, describe, divergence_type
 from compat.harness.gradient_tolerance import dtype_explains_values, gradient_tolerance, widen
 from compat.harness.inflight import Note
 from compat.harness.isolation import HUNG_AGAIN, Isolation
 from compat.harness.reference import accurate, as_flush_to_zero
 from compat.harness.reproducer import InMode, OnDevice, reproducer
 from compat.results import records
-from compat.results.registry import Entry, Registry
-
-
-@dataclass
-class Found:
-    """A case on which the backend disagreed with the reference."""
-
-    case: Case
-    expected: Outcome
-    actual: Outcome
-    mismatches: list[oracle.Mismatch]
-    known: list[Entry | None]
-    reference: Adapter | OnDevice | InMode  # what the backend was compared with
-
-    def size(self) -> tuple[int, int]:
-        """Smaller is simpler: fewer elements (and program nodes), then shorter source."""
-        return self.case.size(), len(self.case.call()) + sum(len(s) for s in self.case.inputs_source().values())
-
-    def outcomes(self, mismatch: oracle.Mismatch) -> tuple[Outcome, Outcome]:
-        """The two results a mismatch is about (one part of a multi-result call)."""
-        if mismatch.part is None:
-            return self.expected, self.actual
-        # one side may be a single result where the other has parts (oracle.compare_parts)
-        return (self.expected.parts or [self.expected])[mismatch.part], (self.actual.parts or [self.actual])[mismatch.part]
-
-
-class Divergence(AssertionError):
-    """Raised inside Hypothesis tests; one subclass per signature (see module doc)."""
-
-    found: Found
-
-
-@functools.cache
-def divergence_type(key: tuple) -> type[Divergence]:
-    """One exception type per signature, the same for every example that shows it."""
-    return type("Divergence", (Divergence,), {"__module__": __name__})
+from compat.results.registry import Registry
 
 
 def timed(method):
@@ -479,24 +444,3 @@ class Checker:
 def backend_info(adapter: Adapter) -> records.Backend:
     return records.Backend(adapter.name, adapter.id, adapter.version(), dict(adapter.config),
                            f"{type(adapter).__module__}:{type(adapter).__qualname__}")
-
-
-def describe(found: Found, backend: Adapter) -> str:
-    kinds = ", ".join(f"{m.kind}: {m.detail}" for m in found.mismatches)
-    return f"{backend.id} diverges on {found.case.call()}: {kinds}"
-
-
-def unwrap(error: BaseException | None) -> tuple[list[Found], list[BaseException]]:
-    """Split what escaped a test into divergences and genuine errors."""
-    if error is None:
-        return [], []
-    if isinstance(error, Divergence):
-        return [error.found], []
-    if isinstance(error, BaseExceptionGroup):
-        found, others = [], []
-        for inner in error.exceptions:
-            f, o = unwrap(inner)
-            found += f
-            others += o
-        return found, others
-    return [], [error]

@@ -11,7 +11,8 @@ import pytest
 from hypothesis import Phase, settings
 
 from compat.harness import casualties, supervision
-from compat.harness.checker import Checker, unwrap
+from compat.harness.checker import Checker
+from compat.harness.found import unwrap
 from compat.harness.plugin import session_of
 from compat.harness.selection import share_of
 from compat.results import records, report
