@@ -539,6 +539,7 @@ def _faults(tf) -> dict:
         },
         # a graph runs Relu on an executor thread; eager Relu, on this thread, is the control
         "graph_relu": {"-0.0": (0, tf.function(tf.nn.relu, autograph=False), negative_zeros, [(tf.nn.relu, negative_zeros)])},
+        "mul_rounds_toward_zero": {"float32": (0, tf.multiply, normal(50, 50), [(tf.multiply, normal(50, 50, dtype=np.float64))])},
     }
 
     def differs(f, make_inputs) -> bool:

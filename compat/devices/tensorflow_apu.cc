@@ -61,6 +61,7 @@ enum Fault : int {
   kCopyTruncate,
   kMatmulTranspose,
   kGraphRelu,
+  kMulRoundsTowardZero,
   kAbortInKernel,  // fatal: the process dies
   kHangInKernel,   // fatal: the kernel never completes
   kNumFaults
@@ -74,6 +75,7 @@ const char* const kFaultNames[kNumFaults] = {
     "copy_truncate",
     "matmul_transpose",
     "graph_relu",
+    "mul_rounds_toward_zero",
     "abort_in_kernel",
     "hang_in_kernel",
 };
@@ -598,6 +600,14 @@ bool returns_bool(Op op) {
          op == kEqual || op == kNotEqual || op == kLogicalAnd || op == kLogicalOr;
 }
 
+// Fault mul_rounds_toward_zero: a float32 product rounded toward zero, not to nearest (one
+// ULP too small in magnitude wherever nearest rounded away; exact in double, so decidable).
+inline float mul_toward_zero(float a, float c) {
+  const float r = a * c;
+  const double exact = static_cast<double>(a) * static_cast<double>(c);
+  return std::isfinite(exact) && std::fabs(static_cast<double>(r)) > std::fabs(exact) ? std::nextafter(r, 0.0f) : r;
+}
+
 template <class T>
 void binary_typed(const Kernel& k, const Broadcast& b, const T* x, const T* y, TF_Tensor* out) {
   const int64_t vector_end = num_elements(b.out) / kLanes<T> * kLanes<T>;
@@ -624,7 +634,10 @@ void binary_typed(const Kernel& k, const Broadcast& b, const T* x, const T* y, T
     switch (k.op) {
       case kAddV2: return narrowed([](auto a, auto c) { return add(a, c); });
       case kSub: return narrowed([](auto a, auto c) { return sub(a, c); });
-      case kMul: return narrowed([](auto a, auto c) { return mul(a, c); });
+      case kMul:
+        if constexpr (std::is_same_v<T, float>)
+          if (fault_on(kMulRoundsTowardZero)) return run([](T a, T c, int64_t) { return mul_toward_zero(a, c); });
+        return narrowed([](auto a, auto c) { return mul(a, c); });
       case kRealDiv: return narrowed([](auto a, auto c) { return a / c; });
       case kMaximum:
         if constexpr (std::is_floating_point_v<T>)
