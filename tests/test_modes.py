@@ -128,3 +128,18 @@ def test_a_compiled_gradient_closes_over_its_constants_as_backend_arrays():
         traced = torch.call("grad", (program.bind(torch), x), {}, None, mode)
         assert not traced.raised, (mode, traced.describe())
         np.testing.assert_allclose(traced.parts[0].values, eager.parts[0].values, rtol=1e-6)
+
+
+def test_a_mode_row_on_a_plugin_device_is_reproduced_on_both_devices_in_that_mode(tmp_path):
+    """The reference device side of a mode row runs in the same mode (what a mode changes is
+    the comparison with eager's), and the reproducer makes the plug-in device exist."""
+    from compat.core.case import Case
+    from compat.harness.reproducer import OnDevice, reproducer
+
+    tf = load_adapter("tensorflow") if _installed("tensorflow") else pytest.skip("tensorflow is not installed")
+    case = Case("true_divide", (True, np.ones(9, dtype=np.int16)))
+    snippet = reproducer(case, OnDevice(tf, "CPU:0"), tf, "APU:0", "function")
+    shown = run_reproducer({"reproducer": snippet}, tmp_path)
+    on_cpu, on_apu = (line for line in shown.splitlines() if line.startswith("tensorflow"))
+    assert on_cpu.startswith("tensorflow 2") and "function on CPU:0:" in on_cpu and "float32[9]" in on_cpu, shown
+    assert on_apu.split("function: ", 1)[1] == on_cpu.split("CPU:0: ", 1)[1], shown  # the same graph, bit for bit

@@ -244,9 +244,11 @@ class Checker:
         return actual
 
     def compare_devices(self, case: Case, actual: Outcome) -> None:
-        """The device under test against the reference device."""
+        """The device under test against the reference device, in the same execution mode (what a
+        mode changes is compare_modes' to judge)."""
         placement = self.backend.placement_on(self.on_reference_device.device)
-        self.judge_against_itself(case, self.on_reference_device, actual, lambda c: self.call(self.backend, c, placement))
+        self.judge_against_itself(case, self.on_reference_device, actual,
+                                  lambda c: self.call(self.backend, c, placement, self.mode))
 
     def compare_modes(self, case: Case, actual: Outcome, truth: Outcome | None = None) -> None:
         """The execution mode against the same backend's eager result. A compiler may fuse and

@@ -69,8 +69,8 @@ def reproducer(case: Case, reference: Adapter | OnDevice | InMode, backend: Adap
     eager goes through compat's adapter (``call(..., mode=)``), which traces exactly the
     operands the harness traced; its eager side too, when that is the reference."""
     native = is_native(backend) and mode == "eager"
-    if isinstance(reference, InMode):
-        sides = []
+    if isinstance(reference, InMode) or (isinstance(reference, OnDevice) and not native):
+        sides = []  # the reference side runs through compat's adapter too, in the same mode
     else:
         sides = [(reference.adapter, reference.device) if isinstance(reference, OnDevice) else (reference, None)]
     if native:
@@ -82,6 +82,7 @@ def reproducer(case: Case, reference: Adapter | OnDevice | InMode, backend: Adap
         lines += [line for line in adapter.import_lines() if line not in lines]
         lines += [line for line in device_lines(adapter, on) + adapter.setup_lines() if line not in lines]
     if not native:
+        lines += [line for line in device_lines(backend, device) if line not in lines]  # a plug-in device exists
         lines.append("from compat.adapters import backend_array, load_adapter")
     lines.append("")
     lines += [f"{name} = {source}" for name, source in case.inputs_source().items()]
@@ -99,11 +100,16 @@ def reproducer(case: Case, reference: Adapter | OnDevice | InMode, backend: Adap
             lines.append(case.program.source(None, "f"))
         args = ", ".join(case.arg_names())
         kwargs = "{" + ", ".join(f"{k!r}: {value_source(v)}" for k, v in case.kwargs.items()) + "}"
-        call = f"backend.call({case.op!r}, ({args}{',' if len(case.args) == 1 else ''}), {kwargs}, device={device!r}"
+
+        def call(on: str | None, in_mode: str) -> str:
+            return (f"backend.call({case.op!r}, ({args}{',' if len(case.args) == 1 else ''}), {kwargs}, device={on!r}"
+                    + (f", mode={in_mode!r}" if in_mode != "eager" else "") + ").describe()")
         if isinstance(reference, InMode):
-            lines.append(f"print({label(backend) + ' ' + reference.mode + ':'!r}, {call}).describe())")
-        lines.append(f"print({label(backend) + (' ' + mode if mode != 'eager' else '') + ':'!r}, {call}"
-                     + (f", mode={mode!r}" if mode != "eager" else "") + ").describe())")
+            lines.append(f"print({label(backend) + ' ' + reference.mode + ':'!r}, {call(device, reference.mode)})")
+        if isinstance(reference, OnDevice):
+            lines.append(f"print({label(backend) + (' ' + mode if mode != 'eager' else '') + ' on ' + reference.device + ':'!r}, "
+                         f"{call(reference.device, mode)})")
+        lines.append(f"print({label(backend) + (' ' + mode if mode != 'eager' else '') + ':'!r}, {call(device, mode)})")
     return "\n".join(lines) + "\n"
 
 
