@@ -108,9 +108,11 @@ class TensorflowAdapter(Adapter):
         return super().is_shape(value)
 
     def isolate(self, op, args, mode="eager"):
-        # XLA's FloorDiv of complex operands aborts the process now and then
-        if mode == "xla" and op == "floor_divide" and any(
-                isinstance(a, complex) or (isinstance(a, np.ndarray) and a.dtype.kind == "c") for a in args):
+        # XLA's FloorDiv of complex operands aborts the process now and then, and its integer
+        # FloorDiv and FloorMod can trap (SIGFPE) where an operand holds the dtype's minimum
+        if mode == "xla" and op in ("floor_divide", "remainder") and any(
+                isinstance(a, complex) or (isinstance(a, np.ndarray) and (a.dtype.kind == "c" or (
+                    a.dtype.kind == "i" and a.size and a.min() == np.iinfo(a.dtype).min))) for a in args):
             return True
         # Converting a Python int that does not fit the target dtype (beyond int64,
         # or negative into uint64) leaves a Python exception pending in TF's C++
