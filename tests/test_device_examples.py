@@ -101,7 +101,7 @@ def test_a_device_param_runs_on_the_worker_of_its_twin_without_a_device():
     scope = make_scheduler(XdistOptions("load"), None, Path("unused"))._split_scope
     assert scope(f"{spec}[jax[x64]@cpu:1-add]") == scope(f"{spec}[jax[x64]-add]")
     assert scope(f"{spec}[tensorflow@APU:0-add]") == scope(f"{spec}[tensorflow-add]")
-    assert scope(f"{spec}[tensorflow@APU:0~function-add]") == scope(f"{spec}[tensorflow-add]")
+    assert scope(f"{spec}[tensorflow~function@APU:0-add]") == scope(f"{spec}[tensorflow-add]")
     assert scope(f"{spec}[jax[x64]-add]") != scope(f"{spec}[jax[x64]-multiply]")
     assert scope(f"{spec}[torch@apu:0!copy_truncate-add]") != scope(f"{spec}[torch-add]")  # self-test faults spread
     assert make_scheduler(XdistOptions("loadfile"), None, Path("unused")) is None  # another --dist mode stands

@@ -43,10 +43,9 @@ def pytest_generate_tests(metafunc):
             known = {**plugin.faults, **plugin.fatal_faults} if plugin is not None else {}
             named = list(plugin.faults) if faults == ["all"] else [f for f in faults if f in known]
             for mode in device_modes:
-                suffix = "" if mode == "eager" else f"~{mode}"
-                params.append(pytest.param((adapter, device, None, mode), id=f"{adapter.id}@{device}{suffix}", marks=marks))
-                params += [pytest.param((adapter, device, f, mode), id=f"{adapter.id}@{device}{suffix}!{f}", marks=marks)
-                           for f in named]
+                row = f"{adapter.id}{'' if mode == 'eager' else '~' + mode}@{device}"  # as records name it
+                params.append(pytest.param((adapter, device, None, mode), id=row, marks=marks))
+                params += [pytest.param((adapter, device, f, mode), id=f"{row}!{f}", marks=marks) for f in named]
     params += [pytest.param(None, id=spec, marks=pytest.mark.skip(reason=reason)) for spec, reason in compat.missing.items()]
     if not params:
         params = [pytest.param(None, id="no-backend", marks=pytest.mark.skip(reason="no backend selected"))]
