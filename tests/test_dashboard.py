@@ -19,11 +19,11 @@ from pathlib import Path
 import pytest
 
 from compat import dashboard
-from compat.core import dtypes
+from compat.core import dtypes, oracle
 from compat.results import records
 from compat.results import aggregate
 from compat.results import store
-from tests.helpers import REPO, checks_record, divergence_record, output, run, subprocess_env
+from tests.helpers import REPO, checks_record, common, divergence_record, output, run, subprocess_env
 
 FIXTURE = REPO / "fixtures" / "results"
 CHROMIUM = Path("/usr/bin/chromium")
@@ -385,6 +385,76 @@ def test_a_store_without_modes_says_so_on_the_modes_page(site):
     assert "modes.html" in Page(site / "index.html").links
 
 
+# -- accuracy --------------------------------------------------------------------------
+
+ACCURACY = "accuracy: worst error in ULPs"  # compat/specs/numerics.py's test_accuracy_survey
+
+
+def observation_record(row: str, value: str, backend: dict, run_id: str, table: str = ACCURACY) -> dict:
+    return {**common(run_id=run_id, spec="compat/specs/numerics.py::test_accuracy_survey[exp]"), "family": "numerics",
+            "record": "observation", "table": table, "row": row, "value": value, "backend": backend}
+
+
+def test_accuracy_page_has_a_table_per_function_marked_against_the_bound(tmp_path):
+    """Two backend rows, one of them a mode (jax.jit): a table per function, a row per dtype
+    (in the dtypes' order), a column per backend row; the latest run's value in each cell,
+    the input that reached it in the cell's title, amber beyond the specs' bound, and what
+    a call raised or a non-finite error as text. The surveys page links to it."""
+    numpy = {"name": "numpy", "id": "numpy", "version": "2.0.0", "config": {}}
+    jit = {"name": "jax", "id": "jax[x64]", "version": "0.10.2", "config": {"x64": True, "mode": "jit"}}
+    older, latest = "20261123T080000Z-a0a0a0", "20261123T090000Z-a1a1a1"
+    runs = {older: [observation_record("exp float32", "1 ULP at exp(1.5)", jit, older)],
+            latest: [observation_record("exp float64", "0 ULP (all 1024 inputs)", numpy, latest),
+                     observation_record("exp float32", "2 ULP at exp(-45.3402214050293)", numpy, latest),
+                     observation_record("exp float32", "5.37e+06 ULP at exp(-87.78279113769531)", jit, latest),
+                     observation_record("exp float64", "inf ULP at exp(530.5677121906018)", jit, latest),
+                     observation_record("tanh float16", "0.498 ULP at tanh(0.09033203125)", numpy, latest),
+                     observation_record("tanh float16", f"raised TypeError (unsupported): no {SCRIPT}", jit, latest),
+                     observation_record("floor(x) at x=0.5", "float32[1] [0.0]", jit, latest, "gradient conventions")]}
+    for run_id, lines in runs.items():
+        (tmp_path / "results" / run_id).mkdir(parents=True)
+        (tmp_path / "results" / run_id / "records-main.jsonl").write_text("".join(json.dumps(r) + "\n" for r in lines))
+    store.ingest(tmp_path / "s.sqlite", [tmp_path / "results"])
+    dashboard.render(tmp_path / "s.sqlite", tmp_path / "site")
+    site = tmp_path / "site"
+
+    page = Page(site / "accuracy.html")
+    text = " ".join(page.all_text().split())
+    assert f"a bound of {oracle.ACCURACY_ULPS} ULP" in text and "1024 inputs" in text, text
+    exp, tanh = page.tables
+    assert [c["text"] for c in exp[0]] == ["dtype", "numpy", "jax[x64]~jit"]
+    assert [row[0]["text"] for row in exp[1:]] == ["float32", "float64"]
+    cells = {(row[0]["text"], column): cell for table_ in (exp, tanh) for row in table_[1:]
+             for column, cell in zip(("numpy", "jit"), row[1:])}
+    assert cells[("float32", "numpy")]["text"] == "2" and "exp(-45.3402214050293)" in cells[("float32", "numpy")]["title"]
+    assert not {"diff", "new", "notrun"} & set(cells[("float32", "numpy")]["class"].split())
+    beyond = cells[("float32", "jit")]  # the latest run's, not the older one's
+    assert beyond["text"] == "5.37e+06" and "exp(-87.78279113769531)" in beyond["title"], beyond
+    assert "diff" in beyond["class"].split() and "beyond the specs' bound" in beyond["title"], beyond
+    assert cells[("float64", "numpy")]["text"] == "0" and "clean" in cells[("float64", "numpy")]["class"].split()
+    assert cells[("float16", "numpy")]["text"] == "0.498" and "clean" in cells[("float16", "numpy")]["class"].split()
+    infinite = cells[("float64", "jit")]
+    assert "inf ULP" in infinite["text"] and "exp(530.5677121906018)" in infinite["text"], infinite
+    assert "new" in infinite["class"].split()
+    raised = cells[("float16", "jit")]
+    assert "raised TypeError (unsupported)" in raised["text"] and SCRIPT in raised["text"], raised
+    assert "notrun" in raised["class"].split()
+    assert SCRIPT not in (site / "accuracy.html").read_text()
+    assert "gradient conventions" not in text and "floor(x)" not in text
+
+    surveys = Page(site / "surveys.html")
+    assert "accuracy.html" in surveys.links
+    assert len(surveys.tables) == 1 and surveys.tables[0][1][0]["text"] == "floor(x) at x=0.5"  # not the accuracy rows
+    nav = Page(site / "index.html").links
+    assert nav.index("accuracy.html") == nav.index("surveys.html") + 1
+
+
+def test_a_store_without_accuracy_records_says_so_on_the_accuracy_page(site):
+    page = Page(site / "accuracy.html")
+    assert "No accuracy records in the store" in " ".join(page.all_text().split())
+    assert page.tables == []
+
+
 # -- versions --------------------------------------------------------------------------
 
 PREVIOUS = "0.9.2"
@@ -565,7 +635,7 @@ def test_in_a_browser_cells_lead_to_divergences_and_record_scripts_do_not_run(si
             assert page.evaluate("navigator.clipboard.readText()") == page.evaluate(
                 "document.getElementById('repro').textContent")
             page.screenshot(path=str(tmp_path / "dashboard-divergence.png"), full_page=True)
-            for name in ("versions.html", "promotion.html", "surveys.html", "devices.html", "modes.html",
+            for name in ("versions.html", "promotion.html", "surveys.html", "accuracy.html", "devices.html", "modes.html",
                          "history.html"):
                 page.goto((site / name).as_uri())
                 assert page.locator("h1").is_visible()

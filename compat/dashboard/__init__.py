@@ -9,7 +9,10 @@
     versions.html     backends run at several versions (a matrix row each): per family, the
                       divergences that appeared and those gone from one version to the next
     promotion.html    per backend, dtype x dtype -> result dtype, differences from NumPy marked
-    surveys.html      survey tables (observation records) and out-of-bounds indexing behaviour
+    surveys.html      survey tables (observation records; accuracy's is a page of its own) and
+                      out-of-bounds indexing behaviour
+    accuracy.html     the accuracy survey as math libraries publish theirs: per function, dtype x
+                      backend -> worst error in ULPs (input as the title), against the specs' bound
     devices.html      each device against its reference device; kernel coverage of plug-ins
     modes.html        each execution mode (jax.jit, tf.function, torch.compile, ...) against the same
                       backend run eagerly; the divergences from eager of each mode row
@@ -39,7 +42,7 @@ from pathlib import Path
 from compat.dashboard.context import Context
 from compat.dashboard.data import VIEWS, Data
 from compat.dashboard.html import Site, Written
-from compat.dashboard.pages import devices, divergence, history, matrix, modes, promotion, surveys, versions
+from compat.dashboard.pages import accuracy, devices, divergence, history, matrix, modes, promotion, surveys, versions
 from compat.results import store as store_module
 
 STYLE = Path(__file__).with_name("style.css")
@@ -60,6 +63,7 @@ def draw(dash: Context) -> None:
     divergence.divergence_pages(dash)
     promotion.promotion(dash)
     surveys.surveys(dash)
+    accuracy.accuracy(dash)
     devices.devices(dash)
     modes.modes(dash)
     history.history(dash)

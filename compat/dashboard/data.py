@@ -198,9 +198,9 @@ class Data:
         return [d for found in per_run.values() for d in aggregate.distinct(found)]
 
     def observations(self) -> list[tuple]:
-        """(run, survey, row, value, backend id, version, device) of every observation record."""
-        return self.db.execute("SELECT run_id, survey, survey_row, survey_value, backend_id, backend_version, device "
-                               "FROM records WHERE type = 'observation'").fetchall()
+        """(run, survey, row, value, backend id, version, device, backend name) of every observation record."""
+        return self.db.execute("SELECT run_id, survey, survey_row, survey_value, backend_id, backend_version, device, "
+                               "backend_name FROM records WHERE type = 'observation'").fetchall()
 
     def coverage(self) -> list[tuple[str, str, str | None, dict]]:
         """(run, backend id, device, kernel counts) of every coverage record."""

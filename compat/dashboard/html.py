@@ -34,8 +34,8 @@ class Written:
 
 
 NAV = (("index.html", "Matrix"), ("versions.html", "Versions"), ("promotion.html", "Promotion"),
-       ("surveys.html", "Surveys"), ("devices.html", "Devices"), ("modes.html", "Execution modes"),
-       ("history.html", "History"))
+       ("surveys.html", "Surveys"), ("accuracy.html", "Accuracy"), ("devices.html", "Devices"),
+       ("modes.html", "Execution modes"), ("history.html", "History"))
 
 COPY_SCRIPT = ("<script>function copyRepro(b){var t=document.getElementById('repro').textContent,"
                "d=function(){b.textContent='Copied'};if(navigator.clipboard)navigator.clipboard.writeText(t).then(d);"

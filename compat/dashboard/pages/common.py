@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import json
 import re
+from typing import NamedTuple
 
-from compat.dashboard.data import Cell, Data, Divergence, Row
+from compat.dashboard.data import Cell, Data, Divergence, Row, version_order
 from compat.dashboard.html import e, readable, slug, table, when
 
 VALUES_SHOWN = 12  # values of an outcome shown
@@ -96,6 +97,49 @@ def run_line(data: Data, run_id: str) -> str:
 
 def short_run(data: Data, run_id: str) -> str:
     return f"<code>{e(run_id)}</code> ({e(when(data.runs[run_id]['started']))})"
+
+
+class Column(NamedTuple):
+    """A column of the survey tables: a backend row as recorded (id with config and mode)
+    on its device, at its version when the backend was recorded at several."""
+
+    backend_id: str
+    version: str  # "" when the backend was recorded at one version only
+    device: str   # "" for the default device
+    name: str     # the adapter's: NumPy's column comes first
+
+    def header(self) -> str:
+        """The column's header (HTML), reading "<backend id>[ <version>][ on <device>]", that
+        may wrap before the mode and the device."""
+        version = f" <span class=ver>{e(self.version)}</span>" if self.version else ""
+        device = f" <small>on {e(self.device)}</small>" if self.device else ""
+        return e(self.backend_id).replace("~", "<wbr>~") + version + device
+
+    def order(self) -> tuple:
+        return (self.name != "numpy", self.backend_id, self.device, version_order(self.version))
+
+
+def survey_cells(data: Data) -> dict[str, dict[tuple[str, Column], str]]:
+    """survey -> (row, column) -> value, each cell from the latest run that recorded it."""
+    observed = data.observations()
+    versions = {}
+    for row in observed:
+        versions.setdefault(row[4], set()).add(row[5])
+    latest = {}  # (survey, row, column) -> (order, value)
+    for run_id, survey, case, value, backend_id, version, device, name in observed:
+        column = Column(backend_id, version if len(versions[backend_id]) > 1 else "", device or "", name)
+        order = data.order.get(run_id, -1)
+        key = (survey, case, column)
+        if key not in latest or latest[key][0] <= order:
+            latest[key] = (order, value)
+    tables = {}
+    for (survey, case, column), (_, value) in latest.items():
+        tables.setdefault(survey, {})[(case, column)] = value
+    return tables
+
+
+def columns_of(cells: dict[tuple[str, Column], str]) -> list[Column]:
+    return sorted({c for _, c in cells}, key=Column.order)
 
 
 def describe_outcome(outcome: dict) -> str:

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from collections import Counter, defaultdict
+from collections import Counter
 
 from compat.dashboard.context import Context
 from compat.dashboard.html import capped_note, e, table
-from compat.dashboard.pages.common import describe_outcome
+from compat.dashboard.pages import accuracy
+from compat.dashboard.pages.common import columns_of, describe_outcome, survey_cells
 from compat.results import aggregate
 
 TABLE_CAP = 100  # index kinds shown
@@ -19,28 +20,19 @@ def surveys(dash: Context) -> None:
              "one table per survey, a column per backend (latest run that recorded it; a column per version "
              "for a backend recorded at several). Cells that differ from the most common answer of their row are "
              "<span class=diff>amber</span>.</p>"]
-    latest = {}   # (table, row, column) -> (order, value)
-    observed = data.observations()
-    versions = defaultdict(set)
-    for row in observed:
-        versions[row[4]].add(row[5])
-    for run_id, survey, case, value, backend_id, version, device in observed:
-        column = backend_id + (f" {version}" if len(versions[backend_id]) > 1 else "") + (f" on {device}" if device else "")
-        order = data.order.get(run_id, -1)
-        key = (survey, case, column)
-        if key not in latest or latest[key][0] <= order:
-            latest[key] = (order, value)
-    tables = defaultdict(dict)
-    for (survey, case, column), (_, value) in latest.items():
-        tables[survey][(case, column)] = value
+    tables = survey_cells(data)
     if not tables:
         parts.append("<p class=muted>No observation records in the store.</p>")
     for survey in sorted(tables):
+        parts.append(f"<h2>{e(survey)}</h2>")
+        if survey == accuracy.TABLE:
+            parts.append('<p>A page of its own: <a href="accuracy.html">Accuracy</a>, a table per function with '
+                         "the input that reached each worst error, marked against the specs' bound.</p>")
+            continue
         cells = tables[survey]
-        columns = sorted({c for _, c in cells})
-        cases = sorted({r for r, _ in cells})
+        columns = columns_of(cells)
         body = []
-        for case in cases:
+        for case in sorted({r for r, _ in cells}):
             values = Counter(cells[(case, c)] for c in columns if (case, c) in cells)
             common = values.most_common(1)[0][0] if len(values) > 1 else None
             row = [e(case)]
@@ -52,8 +44,7 @@ def surveys(dash: Context) -> None:
                 cls = " class=diff" if common is not None and value != common else ""
                 row.append(f'<td{cls}>{e(value)}</td>')
             body.append(row)
-        parts.append(f"<h2>{e(survey)}</h2>")
-        parts.append(table(["case"] + [e(c) for c in columns], body))
+        parts.append(table(["case"] + [c.header() for c in columns], body))
     parts.append(out_of_bounds(dash))
     dash.site.page("surveys.html", "Survey tables", "\n".join(parts), here="surveys.html")
 
