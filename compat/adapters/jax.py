@@ -24,7 +24,8 @@ from compat.adapters.base import Adapter
 from compat.core import cache
 from compat.devices.plugins import JaxCpuDevices
 
-FUNCTIONS = ("set_at", "add_at", "put_along_axis", "copy_to", "compiled_add", "grad", "jacobian", "per_example_grad", "hvp")
+FUNCTIONS = ("astype", "set_at", "add_at", "put_along_axis", "copy_to", "compiled_add", "grad", "jacobian",
+             "per_example_grad", "hvp")
 
 
 class JaxAdapter(Adapter):

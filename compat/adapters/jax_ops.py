@@ -5,6 +5,10 @@ import jax
 import jax.numpy as jnp
 
 
+def astype(x, dtype):  # jnp.astype takes dtype positionally only
+    return jnp.astype(x, dtype)
+
+
 def set_at(x, index, values):
     return x.at[index].set(values)
 

@@ -28,6 +28,7 @@ class TensorflowAdapter(Adapter):
         "min": "tnp.amin",
         "norm": "tf.norm",
         "relu": "tf.nn.relu",
+        "astype": "tf.cast",  # tnp has astype only as an ndarray method
         # tnp implements a subset of NumPy's API (https://www.tensorflow.org/api_docs/python/tf/experimental/numpy)
         "broadcast_shapes": unsupported("tf.experimental.numpy has no broadcast_shapes "
                                         "(TensorFlow's spelling, for two shapes: tf.broadcast_static_shape)"),

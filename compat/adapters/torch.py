@@ -12,8 +12,8 @@ from compat.adapters.base import Adapter, unsupported
 from compat.core import dtypes
 from compat.devices.plugins import TorchApu
 
-FUNCTIONS = ("prod", "cumsum", "take", "take_along_axis", "put_along_axis", "transpose", "set_at", "add_at", "copy_to",
-             "grad", "jacobian", "per_example_grad", "hvp")
+FUNCTIONS = ("prod", "cumsum", "take", "take_along_axis", "put_along_axis", "transpose", "astype", "set_at", "add_at",
+             "copy_to", "grad", "jacobian", "per_example_grad", "hvp")
 
 
 @functools.cache

@@ -39,6 +39,10 @@ def transpose(x, axes=None):
     return torch.permute(x, tuple(reversed(range(x.ndim))) if axes is None else axes)
 
 
+def astype(x, dtype):
+    return x.to(dtype)
+
+
 def set_at(x, index, values):
     y = x.clone()
     y[index] = values

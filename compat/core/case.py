@@ -23,9 +23,11 @@ class Case:
     exact: bool = False  # judged bit for bit (copies), not within the oracle's tolerance
 
     def input_tags(self) -> str:
-        """Shrink-stable description of the inputs: 'int8,py:int', 'int32,idx(None,int,slice)'."""
+        """Shrink-stable description of the inputs: 'int8,py:int', 'int32,idx(None,int,slice)';
+        a dtype asked for is one too ('float64,dtype=float16': a conversion is its pair of dtypes)."""
         index_arg = ops.get(self.op).index_arg
-        return ",".join(index_tag(a) if i == index_arg else tag(a) for i, a in enumerate(self.args))
+        tags = [index_tag(a) if i == index_arg else tag(a) for i, a in enumerate(self.args)]
+        return ",".join(tags + ([f"dtype={self.kwargs['dtype']}"] if "dtype" in self.kwargs else []))
 
     def arrays(self) -> dict[str, np.ndarray]:
         return {f"x{i}": a for i, a in enumerate(self.args) if isinstance(a, np.ndarray)}

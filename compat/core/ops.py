@@ -83,8 +83,8 @@ def setitem(x, index, values):
 class Op:
     name: str  # NumPy's name
     params: str  # the signature, as NumPy documents it
-    group: str  # arithmetic, comparison, logical, bitwise, math, reduction, linalg, creation, shape,
-    #             indexing, update, placement, autodiff
+    group: str  # arithmetic, comparison, logical, bitwise, math, reduction, linalg, conversion, creation,
+    #             shape, indexing, update, placement, autodiff
     about: str = ""  # one line, for the table in ``python -m compat ops``
     numpy: str = ""  # NumPy's own spelling where it is not np.<name>
     elementwise: bool = False
@@ -197,6 +197,10 @@ TABLE: tuple[Op, ...] = (
     Op("norm", "(x)", "reduction", "Euclidean norm", numpy="np.linalg.norm", terms=normed, example=(X,)),
     Op("matmul", "(x1, x2)", "linalg", "matrix product, batch dimensions broadcast", terms=matrix_product,
        example=(MATRIX, MATRIX.T)),
+    # a conversion is exact or correctly rounded (within the target's range: beyond it C leaves float -> int open)
+    Op("astype", "(x, dtype)", "conversion", "x converted to dtype, as C casts it (ints wrap, floats round to "
+       "nearest, to ints toward zero)", numpy="x.astype(dtype)", elementwise=True, correctly_rounded=True,
+       example=(X,), example_kwargs=(("dtype", "int8"),)),
     Op("asarray", "(obj)", "creation", "an array of a Python value (or a copy onto a device)", correctly_rounded=True,
        example=([1, 2.5],)),
     Op("broadcast_to", "(x, shape)", "shape", "x stretched to shape", example=(X, (2, 4))),

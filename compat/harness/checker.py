@@ -218,9 +218,9 @@ class Checker:
         return self._check(op, args, kwargs)
 
     @timed
-    def check_exact(self, op: str, *args) -> Outcome:
-        """Like check, bit for bit (copies: -0.0, NaN payloads and subnormals must survive)."""
-        return self._check(op, args, {}, exact=True)
+    def check_exact(self, op: str, *args, **kwargs) -> Outcome:
+        """Like check, bit for bit (copies, conversions: -0.0, NaN payloads and subnormals must survive)."""
+        return self._check(op, args, kwargs, exact=True)
 
     def _check(self, op: str, args: tuple, kwargs: dict, exact: bool = False) -> Outcome:
         unsupported = self.declared_unsupported(op)
@@ -340,9 +340,9 @@ class Checker:
         return f"{errors[worst]:.3g} ULP at {op}({where})"
 
     @timed
-    def outcome_of(self, op: str, *args) -> str:
-        """What the backend's ``op(*args)`` gives, as text (surveys of what NumPy leaves open)."""
-        return self.call(self.backend, Case(op, args), self.device, self.mode).describe()
+    def outcome_of(self, op: str, *args, **kwargs) -> str:
+        """What the backend's ``op(*args, **kwargs)`` gives, as text (surveys of what NumPy leaves open)."""
+        return self.call(self.backend, Case(op, args, kwargs), self.device, self.mode).describe()
 
     @timed
     def across_devices(self, op: str, x: np.ndarray, y: np.ndarray) -> str:

@@ -8,8 +8,10 @@ judges them by the operation's bound (compat.core.oracle): correctly rounded
 operations to the bit, the others within a few ULPs of a reference computed in
 wider precision. A backend whose CPU flushes subnormals to zero shows that under
 its own signature (``subnormal`` -> ``flushed``). Where NumPy itself leaves the
-result open (integer division by zero gives 0 with a warning), the backends are
-surveyed instead of judged.
+result open (integer division by zero gives 0 with a warning, a float converted to
+an int it does not fit), the backends are surveyed instead of judged. Conversions
+(``astype``) run on fixed tables, one array per case, so that each pair of dtypes
+costs one call (and JAX one compilation) per case.
 """
 
 import numpy as np
@@ -215,3 +217,164 @@ def test_accumulation_precision_survey(xp):
     or 256 (bfloat16) when it is kept in the narrow type."""
     for row, (op, *args) in accumulation_cases().items():
         xp.observe("accumulation precision of float16 and bfloat16", row, xp.outcome_of(op, *args))
+
+
+# -- conversions -------------------------------------------------------------------
+
+def exactly(name: str, values) -> np.ndarray:
+    """``values`` (Python numbers, each exactly representable in ``name``) as an array of ``name``."""
+    if name in dtypes.INTEGER or name == "bool":
+        return np.array(values, dtype=object).astype(dtypes.to_numpy(name))
+    array = np.array(values, dtype=np.float64)
+    converted = array.astype(dtypes.to_numpy(name))
+    assert np.array_equal(converted.astype(np.float64), array, equal_nan=True), (name, values)
+    return converted
+
+
+def gap(value: float, name: str) -> float:
+    """The spacing of ``name`` floats in the binade of ``value``."""
+    return float(dtypes.ulp(np.float64(value), name))
+
+
+def narrowing_cases(source: str, target: str) -> dict[str, tuple[np.ndarray, str, bool]]:
+    """float ``source`` -> narrower ``target``: each case one array (label -> (x, dtype, bit for bit)).
+    The frameworks convert float64 to float16 and bfloat16 through float32, so the values
+    beside the ties are ones float32 keeps; values float32 rounds onto a tie are a case of
+    their own (NumPy rounds float64 to float16 once, and to bfloat16 through float32)."""
+    info, one = dtypes.finfo(target), dtypes.eps(target)
+    big, tiny, least = float(info.max), float(info.smallest_normal), float(info.smallest_subnormal)
+    via = source if target == "float32" else "float32"
+
+    def step(v):  # the gap of the values beside v (in float32 where the frameworks go through it)
+        return gap(v, via)
+    top = big + gap(big, target) / 2  # the tie between the largest float and the next power of two: inf
+    cases = {
+        "ties, overflow and special values": ([1 + one / 2, 1 + 3 * one / 2, 1 + one / 2 + step(1),
+                                               1 + one / 2 - step(1), -(2 - one / 4), big, -big, top, -top,
+                                               top - step(big), float(dtypes.finfo(source).max), np.nan, np.inf,
+                                               -np.inf, -0.0, -least / 4], True),
+        "results below the normal range": ([tiny / 2, least, least / 2, 3 * least / 2, least / 2 + step(least / 2),
+                                            tiny - least / 2, least / 4, -(tiny / 2 + least)], False),
+    }
+    if source == "float64" and via == "float32":
+        def nudge(v):  # lost in float32, which rounds v - nudge and v + nudge onto the tie v
+            return gap(v, target) / 2**30
+        above, below = [1 + one / 2, least / 2, 2**10 * (1 + one / 2)], [1 + 3 * one / 2, 3 * least / 2, top]
+        cases["ties float32 rounds onto"] = ([t + nudge(t) for t in above] + [t - nudge(t) for t in below]
+                                             + [-(1 + one / 2 + nudge(1)), -(top - nudge(top))], False)
+    return {f"{source} -> {target}: {label}": (exactly(source, values), target, exact)
+            for label, (values, exact) in cases.items()}
+
+
+def widening_case(source: str, target: str) -> dict[str, tuple[np.ndarray, str, bool]]:
+    """float ``source`` -> wider ``target``: exact, the source's subnormals and extremes too."""
+    info = dtypes.finfo(source)
+    big, tiny, least = float(info.max), float(info.smallest_normal), float(info.smallest_subnormal)
+    values = [least, -least, tiny / 2, big, -big, np.nan, -np.inf, -0.0]
+    return {f"{source} -> {target}: exact": (exactly(source, values), target, False)}
+
+
+FLOAT_CONVERSIONS = {
+    **{label: case for source, target in [("float64", "float32"), ("float64", "float16"), ("float64", "bfloat16"),
+                                         ("float32", "float16"), ("float32", "bfloat16")]
+       for label, case in narrowing_cases(source, target).items()},
+    **{label: case for source, target in [("float16", "float32"), ("bfloat16", "float32"), ("float32", "float64")]
+       for label, case in widening_case(source, target).items()},
+}
+
+
+def test_float_conversions_round_to_nearest_even(xp):
+    """float64 -> float32/float16/bfloat16 and float32 -> float16/bfloat16 round to nearest,
+    halves to even; beyond the largest float (from its tie with the next power of two on)
+    they overflow to inf, below the normal range they give subnormals and zeros; NaN, +-inf
+    and -0.0 stay what they are, bit for bit; widening is exact (subnormals too)."""
+    for x, dtype, exact in xp.sample(FLOAT_CONVERSIONS.values()):
+        (xp.check_exact if exact else xp.check)("astype", x, dtype=dtype)
+
+
+INTEGER_CONVERSIONS = [("int64", "int32"), ("int64", "int8"), ("int32", "int16"), ("int16", "int8"),
+                       ("int8", "uint8"), ("int32", "uint32"), ("int64", "uint64"), ("int8", "uint64"),
+                       ("uint8", "int8"), ("uint32", "int32"), ("uint64", "int64"), ("uint64", "uint8"),
+                       ("uint16", "int8")]
+
+
+def wrapping_values(source: str, target: str) -> np.ndarray:
+    """The source's limits, the target's limits and their neighbours outside, -1 and 0 (those the source holds)."""
+    low, high = dtype_range(source)
+    lowest, highest = dtype_range(target)
+    values = sorted(v for v in {low, high, lowest - 1, lowest, highest, highest + 1, -1, 0} if low <= v <= high)
+    return exactly(source, np.resize(np.array(values, dtype=object), 8))
+
+
+def test_integer_conversions_wrap_around(xp):
+    """int -> narrower int, int <-> unsigned: the value modulo 2**bits of the target, read in
+    two's complement (NumPy's C casts): int16 128 -> int8 is -128, int8 -1 -> uint64 is 2**64 - 1."""
+    for source, target in xp.sample(INTEGER_CONVERSIONS):
+        xp.check("astype", wrapping_values(source, target), dtype=target)
+
+
+TRUNCATIONS = [("float64", "int64"), ("float64", "int32"), ("float64", "uint64"), ("float64", "uint8"),
+               ("float32", "int32"), ("float32", "int8"), ("float32", "uint32"), ("float16", "int16"),
+               ("float16", "uint8"), ("bfloat16", "int32"), ("bfloat16", "int8")]
+
+
+def truncated_values(source: str, target: str) -> np.ndarray:
+    """Floats whose integral part the target holds: its extremes (the largest float below
+    2**bits, a power of two), fractions either side of zero, -0.0."""
+    lowest, highest = dtype_range(target)
+    largest = float(dtypes.finfo(source).max)
+    top = min((highest + 1) * (1 - dtypes.eps(source) / 2), largest)  # the float just below highest + 1
+    if lowest < 0:
+        values = [top, max(lowest, -largest), 2.5, -2.5, 0.75, -0.75, -0.0, 1.0]
+    else:
+        values = [top, 0.0, 2.5, 0.75, -0.75, -0.0, 1.5, 0.25]
+    return exactly(source, values)
+
+
+def test_float_to_integer_truncates_toward_zero(xp):
+    """float -> int within the int's range drops the fraction (toward zero): 2.5 is 2, -2.5 is
+    -2, -0.75 is 0 (for unsigned too), the largest float below 2**31 is 2147483520 in int32."""
+    for source, target in xp.sample(TRUNCATIONS):
+        xp.check("astype", truncated_values(source, target), dtype=target)
+
+
+def bool_cases() -> dict[str, tuple[np.ndarray, str]]:
+    truth = exactly("bool", [True, False, True, True, False, True, False, False])
+    cases = {f"bool -> {target}": (truth, target) for target in ("int8", "uint16", "float16", "bfloat16", "float64")}
+    for source in ("float16", "bfloat16", "float32", "float64"):
+        info = dtypes.finfo(source)
+        values = [0.0, -0.0, np.nan, np.inf, -np.inf, float(info.smallest_subnormal), 0.5, -float(info.max)]
+        cases[f"{source} -> bool"] = (exactly(source, values), "bool")
+    for source in ("int8", "uint8", "int64", "uint64"):
+        low, high = dtype_range(source)
+        values = [v for v in (low, high, 0, 1, -1, 2**8, 2**32, 0) if low <= v <= high]
+        cases[f"{source} -> bool"] = (exactly(source, np.resize(np.array(values, dtype=object), 8)), "bool")
+    return cases
+
+
+def test_bool_conversions(xp):
+    """bool -> number is 1 or 0; number -> bool is whether it is not zero: NaN and the
+    smallest subnormal are True, -0.0 is False, 2**32 in int64 is True (not its low 32 bits)."""
+    for x, dtype in xp.sample(bool_cases().values()):
+        xp.check("astype", x, dtype=dtype)
+
+
+def out_of_range(target: str) -> dict[str, float]:
+    """NaN, +-inf, the power of two just above ``target``'s range, and one below it (-1 for unsigned)."""
+    low, high = dtype_range(target)
+    bits = high.bit_length()
+    below = {f"-2**{bits + 1}": -(2.0 ** (bits + 1))} if low < 0 else {"-1": -1.0}
+    return {"nan": np.nan, "inf": np.inf, "-inf": -np.inf, f"2**{bits}": 2.0**bits, **below}
+
+
+OUT_OF_RANGE = {f"float32 {label} -> {target}": (np.array([value], np.float32), target)
+                for target in ("int8", "int32", "int64", "uint8", "uint32", "uint64")
+                for label, value in out_of_range(target).items()}
+
+
+def test_float_to_integer_out_of_range_survey(xp):
+    """Survey, not judgement: C leaves float -> int undefined where the integral part does not
+    fit (NaN, +-inf, beyond the range); NumPy gives what the CPU's conversion gives, with a
+    RuntimeWarning, and each framework its own (saturation, 0 for NaN, wraparound)."""
+    for row, (x, dtype) in xp.sample(OUT_OF_RANGE.items()):
+        xp.observe("float to integer conversion out of range", row, xp.outcome_of("astype", x, dtype=dtype))
