@@ -13,7 +13,7 @@ import pytest
 
 from compat.results import records
 from compat.results import report
-from tests.helpers import REPO, checks_record, divergence_record, output, run_pytest, subprocess_env, json_of
+from tests.helpers import BACKEND, REPO, checks_record, common, divergence_record, output, run_pytest, subprocess_env, json_of
 
 SCHEMA_FILE = REPO / "compat" / "results" / "record.schema.json"
 
@@ -236,3 +236,19 @@ def test_a_class_without_a_checked_case_is_reported_missing():
             for c, n in zip(declared, [3, 0, 2])]
     (coverage,) = aggregate.input_classes(made)
     assert coverage.missing() == {"numpy": ["second lower"]}
+
+
+def test_a_survey_has_a_column_per_backend_row_modes_and_devices_apart():
+    """The same cell observed eagerly, under jax.jit and on a second device: three columns,
+    none overwriting another (a mode's cell in the eager column would pass for eager's)."""
+    from compat.results import aggregate
+
+    def observed(value, mode=None, device=None):
+        backend = {**BACKEND, "config": {**BACKEND.get("config", {}), **({"mode": mode} if mode else {})}}
+        return records.from_json({**common(), "record": "observation", "table": "t", "row": "exp float32",
+                                  "value": value, "backend": backend, "device": device})
+
+    (table,) = aggregate.survey_tables([observed("eager"), observed("jit", mode="jit"),
+                                        observed("device", device="cpu:1")]).values()
+    row = BACKEND["id"]
+    assert table.rows["exp float32"] == {row: "eager", f"{row}~jit": "jit", f"{row} cpu:1": "device"}

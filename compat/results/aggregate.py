@@ -183,7 +183,7 @@ class SurveyTable:
 
 def survey_tables(observations: Iterable[Observation], column=None) -> dict[str, SurveyTable]:
     """table name -> its columns (one per backend, or as ``column(record)`` names them) and rows."""
-    column = column or (lambda r: r.backend.id + (f" {r.device}" if r.device else ""))
+    column = column or (lambda r: r.backend.row + (f" {r.device}" if r.device else ""))
     tables: dict[str, SurveyTable] = {}
     for record in observations:
         found = tables.setdefault(record.table, SurveyTable())
