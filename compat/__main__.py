@@ -213,7 +213,7 @@ print(f"{adapter.name}: {', '.join(shown)}{note}")
 """
 
 
-FACTS = ("elementwise", "accumulates", "correctly_rounded", "index_arg", "moves_to", "transform")
+FACTS = ("elementwise", "accumulates", "correctly_rounded", "ulps", "index_arg", "moves_to", "transform")
 
 
 def ops_command(args) -> int:

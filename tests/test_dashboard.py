@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from compat import dashboard
-from compat.core import dtypes, oracle
+from compat.core import dtypes, ops, oracle
 from compat.results import records
 from compat.results import aggregate
 from compat.results import store
@@ -397,9 +397,11 @@ def observation_record(row: str, value: str, backend: dict, run_id: str, table: 
 
 def test_accuracy_page_has_a_table_per_function_marked_against_the_bound(tmp_path):
     """Two backend rows, one of them a mode (jax.jit): a table per function, a row per dtype
-    (in the dtypes' order), a column per backend row; the latest run's value in each cell,
-    the input that reached it in the cell's title, amber beyond the specs' bound, and what
-    a call raised or a non-finite error as text. The surveys page links to it."""
+    (in the dtypes' order) with the function's published accuracy there, a column per backend
+    row; the latest run's value in each cell, the input that reached it in the cell's title,
+    amber beyond the published accuracy of that function and dtype (tanh float32: 2 ULP, exp
+    float32: 3), flushed results as a note, and what a call raised or a non-finite error as
+    text. The surveys page links to it."""
     numpy = {"name": "numpy", "id": "numpy", "version": "2.0.0", "config": {}}
     jit = {"name": "jax", "id": "jax[x64]", "version": "0.10.2", "config": {"x64": True, "mode": "jit"}}
     older, latest = "20261123T080000Z-a0a0a0", "20261123T090000Z-a1a1a1"
@@ -409,6 +411,9 @@ def test_accuracy_page_has_a_table_per_function_marked_against_the_bound(tmp_pat
                      observation_record("exp float32", "5.37e+06 ULP at exp(-87.78279113769531)", jit, latest),
                      observation_record("exp float64", "inf ULP at exp(530.5677121906018)", jit, latest),
                      observation_record("tanh float16", "0.498 ULP at tanh(0.09033203125)", numpy, latest),
+                     observation_record("tanh float32", "4 ULP at tanh(8.022161483764648)", jit, latest),
+                     observation_record("tanh float32", "1 ULP at tanh(-8.263702392578125); 3 subnormal results "
+                                                        "flushed to zero", numpy, latest),
                      observation_record("tanh float16", f"raised TypeError (unsupported): no {SCRIPT}", jit, latest),
                      observation_record("floor(x) at x=0.5", "float32[1] [0.0]", jit, latest, "gradient conventions")]}
     for run_id, lines in runs.items():
@@ -420,23 +425,32 @@ def test_accuracy_page_has_a_table_per_function_marked_against_the_bound(tmp_pat
 
     page = Page(site / "accuracy.html")
     text = " ".join(page.all_text().split())
-    assert f"a bound of {oracle.ACCURACY_ULPS} ULP" in text and "1024 inputs" in text, text
+    assert "published accuracy" in text and "1024 inputs" in text, text
     exp, tanh = page.tables
     assert [c["text"] for c in exp[0]] == ["dtype", "numpy", "jax[x64]~jit"]
-    assert [row[0]["text"] for row in exp[1:]] == ["float32", "float64"]
-    cells = {(row[0]["text"], column): cell for table_ in (exp, tanh) for row in table_[1:]
-             for column, cell in zip(("numpy", "jit"), row[1:])}
-    assert cells[("float32", "numpy")]["text"] == "2" and "exp(-45.3402214050293)" in cells[("float32", "numpy")]["title"]
-    assert not {"diff", "new", "notrun"} & set(cells[("float32", "numpy")]["class"].split())
-    beyond = cells[("float32", "jit")]  # the latest run's, not the older one's
+    published = {"exp": ops.PUBLISHED_ULPS["exp"], "tanh": ops.PUBLISHED_ULPS["tanh"]}
+    assert [row[0]["text"].split() for row in exp[1:]] == [["float32", f"{published['exp'][0]}", "ULP"],
+                                                           ["float64", f"{published['exp'][1]}", "ULP"]]
+    assert [row[0]["text"].split() for row in tanh[1:]] == [["float16", f"{ops.NARROW_ULPS}", "ULP"],
+                                                            ["float32", f"{published['tanh'][0]}", "ULP"]]
+    cells = {(name, row[0]["text"].split()[0], column): cell for name, table_ in (("exp", exp), ("tanh", tanh))
+             for row in table_[1:] for column, cell in zip(("numpy", "jit"), row[1:])}
+    assert cells[("exp", "float32", "numpy")]["text"] == "2" and "exp(-45.3402214050293)" in cells[("exp", "float32", "numpy")]["title"]
+    assert not {"diff", "new", "notrun"} & set(cells[("exp", "float32", "numpy")]["class"].split())
+    beyond = cells[("exp", "float32", "jit")]  # the latest run's, not the older one's
     assert beyond["text"] == "5.37e+06" and "exp(-87.78279113769531)" in beyond["title"], beyond
-    assert "diff" in beyond["class"].split() and "beyond the specs' bound" in beyond["title"], beyond
-    assert cells[("float64", "numpy")]["text"] == "0" and "clean" in cells[("float64", "numpy")]["class"].split()
-    assert cells[("float16", "numpy")]["text"] == "0.498" and "clean" in cells[("float16", "numpy")]["class"].split()
-    infinite = cells[("float64", "jit")]
+    assert "diff" in beyond["class"].split() and "beyond the published accuracy of 3 ULP" in beyond["title"], beyond
+    tanh_jit = cells[("tanh", "float32", "jit")]  # within a general 4-ULP bound, beyond tanh's published 2
+    assert tanh_jit["text"] == "4" and "diff" in tanh_jit["class"].split(), tanh_jit
+    flushing = cells[("tanh", "float32", "numpy")]
+    assert flushing["text"].split() == ["1", "3", "subnormal", "results", "flushed", "to", "zero"], flushing
+    assert not {"diff", "new", "notrun"} & set(flushing["class"].split())
+    assert cells[("exp", "float64", "numpy")]["text"] == "0" and "clean" in cells[("exp", "float64", "numpy")]["class"].split()
+    assert cells[("tanh", "float16", "numpy")]["text"] == "0.498" and "clean" in cells[("tanh", "float16", "numpy")]["class"].split()
+    infinite = cells[("exp", "float64", "jit")]
     assert "inf ULP" in infinite["text"] and "exp(530.5677121906018)" in infinite["text"], infinite
     assert "new" in infinite["class"].split()
-    raised = cells[("float16", "jit")]
+    raised = cells[("tanh", "float16", "jit")]
     assert "raised TypeError (unsupported)" in raised["text"] and SCRIPT in raised["text"], raised
     assert "notrun" in raised["class"].split()
     assert SCRIPT not in (site / "accuracy.html").read_text()

@@ -11,6 +11,7 @@ import re
 import numpy as np
 import pytest
 
+from compat.core import dtypes
 from compat.core.outcome import Outcome
 from compat.core.oracle import bound, compare, compare_values
 
@@ -208,6 +209,46 @@ def test_correctly_rounded_in_two_dtypes_allows_half_an_ulp_of_each():
     nearest = expected.astype(np.float32)
     assert compare_values(expected, nearest, allowed) is None
     assert compare_values(expected, np.nextafter(nearest, np.float32(1)), allowed) is not None
+
+
+# published accuracy, from the sources compat.core.ops cites (NumPy's umath validation
+# tolerances, glibc's libm-test-ulps, CUDA's tables), restated here
+PUBLISHED = {("tanh", "float32"): 2, ("tanh", "float64"): 2, ("exp", "float32"): 3, ("exp", "float64"): 1,
+             ("log", "float32"): 4, ("sin", "float64"): 2, ("power", "float32"): 4}
+
+
+@pytest.mark.parametrize(("op", "dtype"), sorted(PUBLISHED))
+def test_a_function_is_held_to_its_published_accuracy_in_each_dtype(op, dtype):
+    """Up to the published number of ULPs passes, one more is a divergence whose detail names
+    the bound: tanh float32 3 ULP off fails although a flat 4-ULP bound accepted it."""
+    allowed, n = bound(op), PUBLISHED[(op, dtype)]
+    expected = np.array([0.75, 1.5, 0.007], dtype=dtype)
+    within, beyond = expected.copy(), expected.copy()
+    within[1], beyond[1] = ulps_away(expected[1], dtype, n), ulps_away(expected[1], dtype, n + 1)
+    assert compare_values(expected, within, allowed) is None
+    found = compare_values(expected, beyond, allowed)
+    assert found is not None and f"{n} ULP" in found.detail, found
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_narrow_floats_are_held_to_one_ulp_computed_through_float32(dtype):
+    """float16 and bfloat16 results are float32 results rounded once: one ULP passes (double
+    rounding), two do not, for every function with a published accuracy."""
+    numpy_dtype = dtypes.to_numpy(dtype)
+    step = {"float16": 2.0**-11, "bfloat16": 2.0**-8}[dtype]  # the gap at 0.75: 10 and 7 fraction bits
+    expected = np.array([0.75, 1.5], dtype=numpy_dtype)
+    one, two = (np.array([0.75 + k * step, 1.5], dtype=numpy_dtype) for k in (1, 2))
+    assert one[0] != expected[0] and (two[0] - one[0]) == (one[0] - expected[0])  # exactly representable
+    for op in ("exp", "tanh", "power"):
+        assert compare_values(expected, one, bound(op)) is None, op
+        assert compare_values(expected, two, bound(op)) is not None, op
+
+
+def test_operations_without_a_published_accuracy_keep_the_general_bound():
+    """floor_divide's accuracy is published nowhere: 4 ULP pass, 5 do not."""
+    expected = np.array([1.5], dtype=np.float32)
+    assert compare_values(expected, ulps_away(expected, np.float32, 4), bound("floor_divide")) is None
+    assert compare_values(expected, ulps_away(expected, np.float32, 5), bound("floor_divide")) is not None
 
 
 def test_accumulation_bound_comes_from_the_terms_not_the_result():

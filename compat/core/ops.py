@@ -90,6 +90,7 @@ class Op:
     elementwise: bool = False
     terms: Callable | None = None  # an accumulation: (sum of |terms| per result element, number of terms)
     correctly_rounded: bool = False  # IEEE 754 (or exactness) fixes every bit of a float result
+    ulps: tuple[float, float] | None = None  # published accuracy (float32, float64): see PUBLISHED_ULPS
     index_arg: int | None = None  # the argument that is an index
     moves_to: int | None = None  # the argument that names the device the result belongs on
     subscript: bool = False  # Python's x[index] on the backend's array, not a function
@@ -118,18 +119,42 @@ def i32(*values) -> np.ndarray:
     return np.array(values, dtype=np.int32)
 
 
+# Published accuracy of the functions that are not correctly rounded, in ULPs of the result
+# (float32, float64): the largest of what NumPy's own accuracy tests allow its SIMD
+# implementations (numpy/_core/tests/data/umath-validation-set-<function>.csv, the ulperror
+# column), glibc's known maximum errors on x86_64 (the GNU C Library manual, "Known Maximum
+# Errors in Math Functions") and NVIDIA's (CUDA C++ Programming Guide, "Mathematical
+# Functions", maximum ULP error over the full range). A backend beyond all three is less
+# accurate than any of the libraries its users compare it with. float16 and bfloat16 results
+# are computed in float32 and rounded once by every backend here: at most NARROW_ULPS.
+PUBLISHED_ULPS = {  # function: (float32, float64), each the maximum of (NumPy, glibc, CUDA)
+    "exp": (3, 1),  # NumPy 3 / 1, glibc 1 / 1, CUDA 2 / 1
+    "log": (4, 1),  # NumPy 4 / 1, glibc 1 / 1, CUDA 1 / 1
+    "sin": (2, 2),  # NumPy 2 / 1, glibc 1 / 1, CUDA 2 / 2
+    "cos": (2, 2),  # NumPy 2 / 1, glibc 1 / 1, CUDA 2 / 2
+    "tanh": (2, 2),  # NumPy 2 / 2, glibc 2 / 2, CUDA 2 / 1
+    "power": (4, 2),  # NumPy: libm's pow; glibc 1 / 1, CUDA 4 / 2
+}
+PUBLISHED_ULPS_SOURCES = (
+    "https://github.com/numpy/numpy/tree/main/numpy/_core/tests/data",
+    "https://www.gnu.org/software/libc/manual/html_node/Errors-in-Math-Functions.html",
+    "https://docs.nvidia.com/cuda/cuda-c-programming-guide/#mathematical-functions-appendix",
+)
+NARROW_ULPS = 1  # float16, bfloat16: half an ULP from rounding once, up to one where rounding twice
+
+
 X, Y = f32(1.5, -2.0, 3.0, 0.25), f32(2.0, 0.5, -1.0, 3.0)
 MATRIX = f32(1, -2, 3, 0.5, 4, -1, shape=(2, 3))
 
 
 def _arithmetic(name, about, smooth=None, exact=False):
     return Op(name, "(x1, x2)", "arithmetic", about, elementwise=True, correctly_rounded=exact, smooth=smooth,
-              example=(X, Y))
+              ulps=PUBLISHED_ULPS.get(name), example=(X, Y))
 
 
 def _math(name, about, smooth=None, exact=False):
     return Op(name, "(x)", "math", about, elementwise=True, correctly_rounded=exact, smooth=smooth,
-              example=(f32(0.5, 1.5, 2.25, 3.0),))
+              ulps=PUBLISHED_ULPS.get(name), example=(f32(0.5, 1.5, 2.25, 3.0),))
 
 
 def _binary(name, group, about):
@@ -244,6 +269,14 @@ def get(name: str) -> Op:
         return OPS[name]
     except KeyError:
         raise UnknownOperation(f"{name!r} is not an operation of compat's table (compat/core/ops.py)") from None
+
+
+def published_ulps(name: str, dtype: str) -> float | None:
+    """The published accuracy of operation ``name`` for a real ``dtype`` result (PUBLISHED_ULPS), or None."""
+    bounds = get(name).ulps
+    if bounds is None:
+        return None
+    return {"float16": NARROW_ULPS, "bfloat16": NARROW_ULPS, "float32": bounds[0], "float64": bounds[1]}.get(dtype)
 
 
 def names(*wanted: str) -> list[str]:

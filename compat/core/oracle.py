@@ -11,9 +11,10 @@ Rules, in order:
   the operation's ``Bound`` (``bound()``): an operation that IEEE 754 rounds
   correctly (compat.core.ops: ``correctly_rounded``) must give the reference's
   bits; an accumulation may differ by what the order of its terms can change
-  (n * eps * sum of |terms|, not a share of |result|); any other operation by
-  ``ACCURACY_ULPS`` (against a reference computed in wider precision and rounded
-  once, see compat.harness.checker). A ULP is the gap between neighbouring
+  (n * eps * sum of |terms|, not a share of |result|); a function whose accuracy
+  math libraries publish by that accuracy (compat.core.ops: PUBLISHED_ULPS, per
+  dtype), any other operation by ``ACCURACY_ULPS`` (both against a reference
+  computed in wider precision and rounded once, see compat.harness.reference). A ULP is the gap between neighbouring
   floats of the less precise of the two dtypes at the expected value (the
   smallest subnormal's at and near zero), so tiny results are judged as
   strictly as large ones; complex results by their modulus (normwise, the
@@ -39,16 +40,21 @@ import numpy as np
 from compat.core import dtypes, ops
 from compat.core.outcome import Outcome, repr_scalar
 
-ACCURACY_ULPS = 4  # operations that are not correctly rounded: the math libraries' usual bound
+ACCURACY_ULPS = 4  # other operations that are not correctly rounded: the math libraries' usual bound
 
 
 @dataclass(frozen=True)
 class Bound:
     """The error a float result may have, per element: ``ulps`` ULPs of the expected
-    value, plus ``eps * terms`` (an accumulation: n times the sum of |terms|)."""
+    value (``published``'s for a dtype it names), plus ``eps * terms`` (an accumulation:
+    n times the sum of |terms|)."""
     ulps: float
     terms: np.ndarray | float = 0.0
     rule: str = ""
+    published: tuple[tuple[str, float], ...] = ()  # (dtype, ULPs) where a function's accuracy is published
+
+    def ulps_for(self, dtype: str) -> float:
+        return dict(self.published).get(dtype, self.ulps)
 
 
 EXACT = Bound(0, rule="correctly rounded: the reference's value")
@@ -68,6 +74,9 @@ def bound(op: str, args: tuple = (), kwargs: dict | None = None) -> Bound:
         with np.errstate(all="ignore"):  # 0 * inf in a product of magnitudes is NaN: no bound, judged as special
             magnitude, count = declared.terms(*wide, **{k: v for k, v in (kwargs or {}).items() if k != "dtype"})
         return Bound(1, count * np.asarray(magnitude), f"1 ULP + {count}*eps*sum(|terms|) ({count} terms)")
+    if declared.ulps is not None:
+        published = tuple((d, ops.published_ulps(op, d)) for d in dtypes.REAL_FLOAT)
+        return Bound(ACCURACY_ULPS, rule=f"{op}'s published accuracy", published=published)
     return APPROXIMATE
 
 
@@ -144,7 +153,7 @@ def compare_values(expected: np.ndarray, actual: np.ndarray, allowed: Bound = AP
             limit = np.broadcast_to(tolerance, e.shape)
         else:
             # two dtypes: each side rounds its own, so half a ULP of the finer one is the other's share
-            limit = allowed.ulps * unit + dtypes.eps(coarse) * np.asarray(allowed.terms)
+            limit = allowed.ulps_for(coarse) * unit + dtypes.eps(coarse) * np.asarray(allowed.terms)
             if fine != coarse:
                 limit = limit + 0.5 * unit + 0.5 * dtypes.ulp(np.where(finite, e, 0.0), fine)
         special = same_special(np.real(e), np.real(a)) | (np.isfinite(np.real(e)) & (np.real(e) == np.real(a)))
@@ -154,7 +163,8 @@ def compare_values(expected: np.ndarray, actual: np.ndarray, allowed: Bound = AP
         ulp_distance = np.where(finite, error / unit, 0.0)
     if not bad.any():
         return None
-    rule = f"{allowed.rule}, ULPs of {coarse}" if tolerance is None else \
+    stated = f"{allowed.rule}, {allowed.ulps_for(coarse):g} ULP" if allowed.published else allowed.rule
+    rule = f"{stated}, ULPs of {coarse}" if tolerance is None else \
         f"up to {np.max(tolerance):.3g} (finite-difference error and {coarse} precision)"
     return value_mismatch(expected, actual, bad, f"max abs error {error.max():.3g}, max {ulp_distance.max():.3g} ULP; "
                                                  f"allowed {rule}")
@@ -171,6 +181,14 @@ def ulp_errors(expected: np.ndarray, actual: np.ndarray) -> np.ndarray:
         distance = np.abs(a - e) / dtypes.ulp(np.where(finite, e, 0.0), coarse)
         agree = same_special(e, a)
     return np.where(finite, distance, np.where(agree, 0.0, np.inf))
+
+
+def flushed(expected: np.ndarray, actual: np.ndarray) -> np.ndarray:
+    """Where a real float result is zero and the reference is a subnormal of the result dtype
+    (flush-to-zero, a property of the device or compiler, not of the function's accuracy)."""
+    coarse = least_precise(expected.dtype, actual.dtype)
+    e, a = expected.astype(np.float64), actual.astype(np.float64)
+    return (a == 0) & (e != 0) & (np.abs(e) < float(dtypes.finfo(coarse).smallest_normal))
 
 
 def compare_bits(expected: np.ndarray, actual: np.ndarray, nan_payloads: bool = True) -> Mismatch | None:

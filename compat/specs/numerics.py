@@ -190,9 +190,10 @@ def accuracy_inputs(op: str, name: str) -> tuple[np.ndarray, ...]:
 
 @pytest.mark.parametrize("op", ACCURACY)
 def test_accuracy_survey(xp, op):
-    """Survey, not judgement (the specs above judge against the bounds): each backend's worst
-    error on a fixed grid of inputs, in ULPs of a reference computed in wider precision and
-    rounded once, and the input that reached it; NumPy has a column like every backend."""
+    """Each backend's worst error on a fixed grid of inputs, in ULPs of a reference computed in
+    wider precision and rounded once, and the input that reached it (a survey table; NumPy has
+    a column like every backend). Judged where it exceeds the function's published accuracy
+    (compat.core.ops.PUBLISHED_ULPS): the worst input is then a divergence of its own."""
     for dtype in FLOATS:
         xp.observe("accuracy: worst error in ULPs", f"{op} {dtype}", xp.accuracy_of(op, *accuracy_inputs(op, dtype)))
 
@@ -217,6 +218,30 @@ def test_accumulation_precision_survey(xp):
     or 256 (bfloat16) when it is kept in the narrow type."""
     for row, (op, *args) in accumulation_cases().items():
         xp.observe("accumulation precision of float16 and bfloat16", row, xp.outcome_of(op, *args))
+
+
+# -- mixed precision (a survey) ---------------------------------------------------------
+
+POLICY_SIDE = 64  # float32 operands: a matmul of 64 x 64 accumulates 64 products per element
+
+
+def policy_cases() -> dict[str, tuple]:
+    rng = np.random.default_rng(0)
+    a, b = (rng.standard_normal((POLICY_SIDE, POLICY_SIDE)).astype(np.float32) for _ in range(2))
+    return {f"matmul float32 {POLICY_SIDE}x{POLICY_SIDE}": ("matmul", a, b), "add float32": ("add", a, b),
+            "exp float32": ("exp", a), "tanh float32": ("tanh", a), f"sum float32 ({a.size} terms)": ("sum", a),
+            "mean float32": ("mean", a)}
+
+
+def test_mixed_precision_policy_survey(xp):
+    """Survey: under each mixed-precision policy the backend offers (torch.autocast on the CPU,
+    JAX's default_matmul_precision, Keras's global dtype policy), which operations run in which
+    dtype, and how far their results move from the same backend's full-precision ones."""
+    if not xp.backend.POLICIES:
+        pytest.skip(f"{xp.backend.id} has no mixed-precision policy")
+    for row, (op, *args) in policy_cases().items():
+        cells = [f"{policy}: {xp.under_policy(policy, op, *args)}" for policy in xp.backend.POLICIES]
+        xp.observe("mixed precision: result dtype, and distance from full precision", row, "; ".join(cells))
 
 
 # -- conversions -------------------------------------------------------------------

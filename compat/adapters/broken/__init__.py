@@ -34,7 +34,7 @@ from compat.adapters.broken.placement import (
     MaximumMinimumLeftOnTheHost, Int64AddLeftOnTheHost, CopyToAnotherDeviceStays,
 )
 from compat.adapters.broken.numerics import (
-    MultiplyRoundsTowardZero, SmallSquareRootsFromFastReciprocal, LogOfZeroIsNan,
+    MultiplyRoundsTowardZero, SmallSquareRootsFromFastReciprocal, LogOfZeroIsNan, TanhThreeUlpsOff,
 )
 
 FAULTS = (
@@ -45,7 +45,7 @@ FAULTS = (
     AddAtLastWriteWins, SetAtFirstWriteWins,
     TanhGradientOffByOnePercent, GradientNotReducedOverBroadcast, Float64GradientsForFloat32,
     MaximumMinimumLeftOnTheHost, Int64AddLeftOnTheHost, CopyToAnotherDeviceStays,
-    MultiplyRoundsTowardZero, SmallSquareRootsFromFastReciprocal, LogOfZeroIsNan,
+    MultiplyRoundsTowardZero, SmallSquareRootsFromFastReciprocal, LogOfZeroIsNan, TanhThreeUlpsOff,
 )  # every fault, by family: what python -m compat detect runs
 
 __all__ = ["FAULTS", "ResultFault", "with_values", *(fault.__name__ for fault in FAULTS)]

@@ -64,3 +64,25 @@ class LogOfZeroIsNan(FloatResultFault):
 
     def wrong_values(self, operands, values):
         return np.where(operands[0] == 0, np.nan, values)
+
+
+class TanhThreeUlpsOff(FloatResultFault):
+    """tanh from a coarser rational approximation: three ULPs too large for 0.5 < |x| < 4,
+    within a flat 4-ULP tolerance but beyond tanh's published accuracy (2 ULP in float32 and
+    float64 for NumPy, glibc and CUDA alike; 1 in float16 and bfloat16, computed in float32)."""
+
+    name = "broken_tanh_accuracy"
+    family = "numerics"
+    op = "tanh"
+
+    def wrong_values(self, operands, values):
+        inside = (np.abs(operands[0]) > 0.5) & (np.abs(operands[0]) < 4)
+        return np.where(inside, steps_up(values, 3), values)
+
+
+def steps_up(values: np.ndarray, steps: int) -> np.ndarray:
+    """Each nonzero finite value moved ``steps`` representable numbers towards +inf, through its
+    bit pattern (NumPy's nextafter has no bfloat16)."""
+    bits = values.view(f"u{values.itemsize}")
+    moved = np.where(values.astype(np.float64) > 0, bits + steps, bits - steps).astype(bits.dtype)
+    return moved.view(values.dtype)
