@@ -85,6 +85,7 @@ class Adapter:
     MODES: ClassVar[dict[str, str]] = {"eager": "op by op, as written"}  # execution mode -> how it runs a call
     MODE_LIMITS: ClassVar[dict[str, dict[str, str]]] = {}  # mode -> {operation: why the mode cannot run it}
     DEFAULT_MODES: ClassVar[tuple[str, ...]] = ()  # the modes besides eager that a run checks by default
+    POLICIES: ClassVar[dict[str, str]] = {}  # mixed-precision policy -> what it promises (the numerics survey)
     reference_device: ClassVar[str] = "cpu:0"  # what other devices are compared with
     plugin: ClassVar[Any] = None  # compat.devices.PluginDevices: compat's reference plug-ins for this backend
 
@@ -241,6 +242,11 @@ class Adapter:
     def context(self, mode: str = "eager"):
         """A context manager that applies this adapter's config (and execution mode) around a call."""
         return contextlib.nullcontext()
+
+    def policy(self, name: str):
+        """A context manager under which the backend's calls follow mixed-precision policy
+        ``name`` (one of POLICIES), restoring what was in force before."""
+        raise UnsupportedOperation(f"{self.id} has no mixed-precision policy {name!r}")
 
     def setup_lines(self) -> list[str]:
         """Reproducer lines that put the backend into this adapter's config (``context``'s twin)."""

@@ -38,6 +38,8 @@ class JaxAdapter(Adapter):
     DEFAULT_CONFIGS = ("x64", "x32")
     MODES = {"eager": "op by op (jax.disable_jit)", "jit": "jax.jit of the whole call, operands traced"}
     DEFAULT_MODES = ("jit",)
+    POLICIES = {"default_matmul_precision(bfloat16)": "jax.default_matmul_precision: matmuls and convolutions "
+                                                      "with bfloat16 operands (one pass) where the hardware has them"}
     plugin = JaxCpuDevices()  # a second virtual CPU device
 
     def __init__(self, label=""):
@@ -65,6 +67,13 @@ class JaxAdapter(Adapter):
         import jax
 
         return jax.jit(function)
+
+    def policy(self, name):
+        if name not in self.POLICIES:
+            return super().policy(name)
+        import jax
+
+        return jax.default_matmul_precision("bfloat16")
 
     def setup_lines(self):
         return [f'jax.config.update("jax_enable_x64", {self.config["x64"]})']

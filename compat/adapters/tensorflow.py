@@ -6,6 +6,7 @@ call where TensorFlow's current settings differ, so two configs can share a proc
 
 from __future__ import annotations
 
+import contextlib
 import os
 
 import numpy as np
@@ -41,6 +42,7 @@ class TensorflowAdapter(Adapter):
     MODES = {"eager": "op by op", "function": "tf.function (a graph), operands as its arguments",
              "xla": "tf.function(jit_compile=True): the graph compiled by XLA"}
     DEFAULT_MODES = ("function", "xla")
+    POLICIES = {"keras mixed_bfloat16": "Keras's global dtype policy: layers compute in bfloat16, keep float32 variables"}
     reference_device = "CPU:0"
     plugin = TensorflowApu()  # compat's reference PluggableDevice, "APU" (compat/devices/tensorflow_apu.cc)
 
@@ -68,6 +70,11 @@ class TensorflowAdapter(Adapter):
         # no autograph: the call has no Python control flow to convert, and autograph would wrap
         # whatever the traced call raises in a StagingError that hides the error's own type
         return tf.function(function, jit_compile=mode == "xla", autograph=False)
+
+    def policy(self, name):
+        if name not in self.POLICIES:
+            return super().policy(name)
+        return keras_policy(name.split()[-1])
 
     def context(self, mode="eager"):
         import contextlib
@@ -156,3 +163,16 @@ class TensorflowAdapter(Adapter):
 
     def scope_source(self, device):
         return f"with tf.device({device!r}):"
+
+
+@contextlib.contextmanager
+def keras_policy(name: str):
+    """Keras's global dtype policy ``name`` (process-wide), and the one before it again after."""
+    import keras
+
+    before = keras.mixed_precision.global_policy()
+    keras.mixed_precision.set_global_policy(name)
+    try:
+        yield
+    finally:
+        keras.mixed_precision.set_global_policy(before)

@@ -75,6 +75,9 @@ class TorchAdapter(Adapter):
              "inductor": "torch.compile(fullgraph=True) with inductor, which generates C++ (g++)",
              "lazy": "lazy tensors (torch._lazy, TorchScript backend): recorded, then run at mark_step"}
     DEFAULT_MODES = ("compile", "lazy")
+    POLICIES = {"autocast(cpu, bfloat16)": "torch.autocast on the CPU: matmul-like operations in bfloat16, the rest as listed "
+                                           "in torch's autocast op reference",
+                "autocast(cpu, float16)": "torch.autocast on the CPU with float16"}
     # declared, not run: each call would kill its process (a crash costs a new process every time)
     MODE_LIMITS = {"lazy": {"hvp": "forward-mode AD (torch.func.jvp, make_dual) on lazy tensors segfaults, every time"}}
 
@@ -85,6 +88,13 @@ class TorchAdapter(Adapter):
 
         start_lazy_backend()
         return torch.device("lazy")  # the call's tensors, and the constants of its program, are made there
+
+    def policy(self, name):
+        if name not in self.POLICIES:
+            return super().policy(name)
+        import torch
+
+        return torch.autocast("cpu", dtype=torch.bfloat16 if "bfloat16" in name else torch.float16)
 
     def compile(self, mode, function):
         if mode == "lazy":
