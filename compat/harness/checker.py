@@ -367,6 +367,16 @@ class Checker:
         self._check(op, args, {})
 
     @timed
+    def bits_of(self, op: str, *args, **kwargs) -> str:
+        """The bits of the first element of the backend's ``op(*args, **kwargs)``, in hex with
+        its dtype (surveys of NaN payloads); what it raised instead."""
+        outcome = self.call(self.backend, Case(op, args, kwargs), self.device, self.mode)
+        if outcome.raised or outcome.values is None or not np.asarray(outcome.values).size:
+            return outcome.describe()
+        value = np.asarray(outcome.values).reshape(-1)[:1]
+        return f"{outcome.dtype} 0x{int(value.view(f'u{value.itemsize}')[0]):0{2 * value.itemsize}x}"
+
+    @timed
     def under_policy(self, policy: str, op: str, *args) -> str:
         """``op(*args)`` under one of the backend's mixed-precision policies, as text (a survey
         cell): the result's dtype and how far it moved from the backend's own full-precision

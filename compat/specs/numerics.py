@@ -220,6 +220,29 @@ def test_accumulation_precision_survey(xp):
         xp.observe("accumulation precision of float16 and bfloat16", row, xp.outcome_of(op, *args))
 
 
+# -- NaN payloads (a survey) ------------------------------------------------------------
+
+PAYLOAD = 0x7FC01234  # a quiet float32 NaN whose payload is 0x1234
+
+
+def payload_cases() -> dict[str, tuple]:
+    nan, one = np.array([PAYLOAD], np.uint32).view(np.float32), np.ones(1, np.float32)
+    return {"negative(nan)": ("negative", nan), "abs(nan)": ("abs", nan), "sqrt(nan)": ("sqrt", nan),
+            "add(nan, 1)": ("add", nan, one), "add(1, nan)": ("add", one, nan), "multiply(nan, 2)": ("multiply", nan, one + 1),
+            "maximum(1, nan)": ("maximum", one, nan), "where(True, nan, 1)": ("where", np.array([True]), nan, one),
+            "sum([nan])": ("sum", nan), "astype(nan, float64)": ("astype", nan, {"dtype": "float64"})}
+
+
+def test_nan_payload_survey(xp):
+    """Survey: which operations carry a NaN's payload into their result (IEEE 754-2019 6.2.3: an
+    operation with one NaN operand should give a NaN with its payload; negation and abs change
+    the sign bit only), as the result's bits. The oracle ignores payloads of computed NaNs and
+    checks them in copies, which must be bit for bit."""
+    for row, (op, *args) in payload_cases().items():
+        kwargs = args.pop() if isinstance(args[-1], dict) else {}
+        xp.observe(f"NaN payloads: the result's bits for the float32 NaN {PAYLOAD:#x}", row, xp.bits_of(op, *args, **kwargs))
+
+
 # -- mixed precision (a survey) ---------------------------------------------------------
 
 POLICY_SIDE = 64  # float32 operands: a matmul of 64 x 64 accumulates 64 products per element
