@@ -11,7 +11,6 @@ distinct new divergence to its own minimal example. Outside Hypothesis
 
 from __future__ import annotations
 
-import functools
 import time
 from collections import Counter
 from dataclasses import dataclass, field, replace
@@ -25,7 +24,7 @@ from compat.adapters.base import UnsupportedOperation
 from compat.adapters.numpy_fd import FiniteDifferences
 from compat.core import ops, oracle
 from compat.core.case import Case
-from compat.core.outcome import Outcome, repr_scalar
+from compat.core.outcome import Outcome
 from compat.core.programs import Program
 from compat.harness.casualties import Casualty
 from compat.harness.found import Found, describe, divergence_type
@@ -34,23 +33,9 @@ from compat.harness.inflight import Note
 from compat.harness.isolation import HUNG_AGAIN, Isolation
 from compat.harness.reference import accurate, as_flush_to_zero
 from compat.harness.reproducer import InMode, OnDevice, reproducer
+from compat.harness.surveys import Surveys, timed
 from compat.results import records
 from compat.results.registry import Registry
-
-
-def timed(method):
-    """Adds the method's wall time, framework calls included, to the checker's ``seconds`` (for the benchmark)."""
-    @functools.wraps(method)
-    def timed_method(self, *args, **kwargs):
-        start = time.perf_counter()
-        try:
-            return method(self, *args, **kwargs)
-        finally:
-            self.seconds += time.perf_counter() - start
-    return timed_method
-
-
-PACKET = 16  # elements: more than a SIMD register holds of any dtype (AVX-512: 16 float32)
 
 
 @dataclass
@@ -65,7 +50,7 @@ class Session:
     seed: int = 0  # of faults and of exhaustive-table samples
 
 
-class Checker:
+class Checker(Surveys):
     """What a spec talks to: ``xp.check("add", x, y)``."""
 
     def __init__(self, backend: Adapter, family: str, spec: str, session: Session, device: str | None = None,
@@ -315,107 +300,6 @@ class Checker:
             widen(theirs, expected, factor=2)  # two approximations, each within tolerance of the truth
             self.judge(case, other, theirs, actual, dtype_explains_values(oracle.compare(theirs, actual, oracle.PROGRAM)))
         return actual
-
-    @timed
-    def gradient_of(self, program: Program, shown: int = 0) -> str:
-        """The backend's gradient of ``program`` with respect to input ``shown``, as text (surveys)."""
-        outcome = self.call(self.backend, Case("grad", program.inputs, program=program), self.device, self.mode)
-        if not outcome.raised and outcome.parts is not None:
-            outcome = outcome.parts[shown]
-        if outcome.raised:
-            return f"raises {type(outcome.error).__name__}"
-        return outcome.describe()
-
-    @timed
-    def accuracy_of(self, op: str, *args) -> str:
-        """The backend's largest error on ``op(*args)`` (elementwise, real float result) in
-        ULPs of the reference computed in wider precision, and where: a survey cell. Results
-        flushed to zero where the reference is subnormal are counted apart (flush-to-zero is
-        judged as such by the specs). Beyond the function's published accuracy
-        (compat.core.ops.PUBLISHED_ULPS) the worst input is checked as a case of its own, so
-        that the excess is judged, recorded and registered like any divergence."""
-        case = Case(op, args)
-        expected = self.expected_of(case)
-        actual = self.call(self.backend, case, self.device, self.mode)
-        if actual.raised or actual.values is None or actual.shape != expected.shape:
-            return actual.describe() if actual.raised else f"shape {actual.shape}"
-        if actual.dtype != expected.dtype:  # the promotion specs judge the dtype; ULPs of another dtype mean nothing
-            return f"{actual.dtype} result, expected {expected.dtype}"
-        flushed = oracle.flushed(expected.values, actual.values)
-        errors = np.where(flushed, 0.0, oracle.ulp_errors(expected.values, actual.values))
-        note = f"; {int(flushed.sum())} subnormal results flushed to zero" if flushed.any() else ""
-        worst = int(np.argmax(errors))
-        if errors[worst] == 0:
-            return f"0 ULP (all {errors.size} inputs){note}"
-        published = ops.published_ulps(op, str(expected.dtype))
-        if published is not None and errors[worst] > published:
-            self.judge_accuracy(op, args, worst, published)
-        where = ", ".join(repr_scalar(np.asarray(a).reshape(-1)[worst]) for a in args)
-        return f"{errors[worst]:.3g} ULP at {op}({where}){note}"
-
-    def judge_accuracy(self, op: str, args: tuple, worst: int, published: float) -> None:
-        """Check the worst input alone (a minimal example); where the backend computes a lone
-        element differently (a vectorized kernel's scalar tail), a packet's worth of copies of
-        it; failing that, the whole grid."""
-        for copies in (1, PACKET):
-            inputs = tuple(np.repeat(np.asarray(a).reshape(-1)[worst:worst + 1], copies) for a in args)
-            actual = self._check(op, inputs, {})
-            expected = self.expected_of(Case(op, inputs))
-            if not actual.raised and actual.values is not None and actual.dtype == expected.dtype and \
-                    oracle.ulp_errors(expected.values, actual.values).max() > published:
-                return
-        self._check(op, args, {})
-
-    @timed
-    def bits_of(self, op: str, *args, **kwargs) -> str:
-        """The bits of the first element of the backend's ``op(*args, **kwargs)``, in hex with
-        its dtype (surveys of NaN payloads); what it raised instead."""
-        outcome = self.call(self.backend, Case(op, args, kwargs), self.device, self.mode)
-        if outcome.raised or outcome.values is None or not np.asarray(outcome.values).size:
-            return outcome.describe()
-        value = np.asarray(outcome.values).reshape(-1)[:1]
-        return f"{outcome.dtype} 0x{int(value.view(f'u{value.itemsize}')[0]):0{2 * value.itemsize}x}"
-
-    @timed
-    def under_policy(self, policy: str, op: str, *args) -> str:
-        """``op(*args)`` under one of the backend's mixed-precision policies, as text (a survey
-        cell): the result's dtype and how far it moved from the backend's own full-precision
-        result (the largest difference relative to the largest magnitude, normwise)."""
-        case = Case(op, args)
-        full = self.call(self.backend, case, self.device, self.mode)
-        try:
-            with self.backend.policy(policy):
-                low = self.call(self.backend, case, self.device, self.mode)
-        except Exception as error:  # the policy itself could not be set: what the survey shows
-            return f"policy unavailable: {type(error).__name__}: {str(error).strip().splitlines()[0] if str(error).strip() else ''}"
-        if full.raised or low.raised or low.values is None:
-            return low.describe() if low.raised or full.raised else f"{low.dtype}"
-        wide = np.complex128 if np.iscomplexobj(full.values) else np.float64
-        reference, moved = np.asarray(full.values, wide), np.asarray(low.values, wide)
-        scale = float(np.max(np.abs(reference), initial=0.0))
-        error = float(np.max(np.abs(moved - reference), initial=0.0)) / (scale or 1.0)
-        return f"{low.dtype}, " + ("the full-precision result" if error == 0 else f"{error:.2g} from full precision")
-
-    @timed
-    def outcome_of(self, op: str, *args, **kwargs) -> str:
-        """What the backend's ``op(*args, **kwargs)`` gives, as text (surveys of what NumPy leaves open)."""
-        return self.call(self.backend, Case(op, args, kwargs), self.device, self.mode).describe()
-
-    @timed
-    def across_devices(self, op: str, x: np.ndarray, y: np.ndarray) -> str:
-        """What ``op(x, y)`` does with x on the device under test and y on the
-        reference device, run under the device under test: raises, or where the result lands."""
-        backend, reference = self.backend, self.on_reference_device.device
-        try:
-            with backend.context(), backend.device_scope(self.device):
-                result = backend.function(op)(backend.from_numpy(x, self.device), backend.from_numpy(y, reference))
-                return f"result on {backend.device_of(result)}"
-        except Exception as error:  # the behaviour being surveyed
-            return f"raises {type(error).__name__}"
-
-    def observe(self, table: str, row: str, value: str) -> None:
-        """One cell of a survey table; the backend is the column."""
-        self.observations.append((table, row, value))
 
     def judge(self, case: Case, reference: Adapter, expected: Outcome, actual: Outcome, mismatches: list) -> None:
         """Count and keep what differs; raise a new divergence inside Hypothesis."""
