@@ -86,6 +86,28 @@ def test_a_tiny_normal_result_set_to_zero_is_not_a_flush():
     assert signatures(ZeroesTinyResults(), "multiply", x, x) == [("value", "finite", "+0")]
 
 
+class FlushesAndDividesByInfinityIntoNan(FlushesSubnormals):
+    """Flushes, and has a second, unrelated bug: a finite x / inf is NaN instead of a zero."""
+
+    name = "flushing_numpy_with_a_bug"
+
+    def call(self, op, args, kwargs=None, device=None):
+        outcome = super().call(op, args, kwargs, device)
+        if op != "true_divide" or outcome.values is None:
+            return outcome
+        wrong = np.where(np.isinf(args[1]), np.nan, outcome.values).astype(outcome.values.dtype)
+        return type(outcome)(**{**vars(outcome), "values": wrong})
+
+
+def test_a_difference_beyond_the_flushed_elements_keeps_its_own_signature():
+    """Element 0 differs only because it is flushed, element 1 for another reason: the divergence
+    is the other reason's (judged alone), not flush-to-zero's, and not the flushed element's."""
+    x, y = np.float32([1e-40, 1.0, 3.0]), np.float32([1.0, -np.inf, 1.0])
+    assert signatures(FlushesAndDividesByInfinityIntoNan(), "true_divide", x, y) == [("value", "-0", "nan")]
+    assert signatures(FlushesAndDividesByInfinityIntoNan(), "true_divide", x[::2], y[::2]) == \
+        [("value", "subnormal", "flushed")]
+
+
 def test_flushing_reads_subnormal_components_as_zero_and_keeps_the_rest():
     from compat.core import dtypes
 

@@ -131,15 +131,27 @@ def compare_errors(expected: Outcome, actual: Outcome) -> list[Mismatch]:
 
 
 def compare_values(expected: np.ndarray, actual: np.ndarray, allowed: Bound = APPROXIMATE,
-                   tolerance: np.ndarray | None = None) -> Mismatch | None:
+                   tolerance: np.ndarray | None = None, only: np.ndarray | None = None) -> Mismatch | None:
     """``tolerance``, where given, is the allowed absolute error per element
-    (gradients: set from the finite-difference error and the dtype's precision)."""
+    (gradients: set from the finite-difference error and the dtype's precision); ``only``,
+    where given, the elements to judge (the others are explained by something else)."""
+    bad, how = judged(expected, actual, allowed, tolerance, only)
+    return value_mismatch(expected, actual, bad, how) if bad.any() else None
+
+
+def differing(expected: np.ndarray, actual: np.ndarray, allowed: Bound = APPROXIMATE) -> np.ndarray:
+    """Which elements compare_values finds beyond ``allowed`` (a boolean mask)."""
+    return judged(expected, actual, allowed, None)[0]
+
+
+def judged(expected: np.ndarray, actual: np.ndarray, allowed: Bound, tolerance: np.ndarray | None,
+           only: np.ndarray | None = None) -> tuple[np.ndarray, str]:
+    """The elements beyond the bound (of ``only``, where given), and how they were judged (the
+    mismatch's detail, over those elements)."""
+    only = np.ones(np.shape(expected), dtype=bool) if only is None else only
     kinds = {expected.dtype.kind, actual.dtype.kind}
     if kinds <= set("biu"):
-        bad = np.asarray(expected.astype(object) != actual.astype(object), dtype=bool)
-        if not bad.any():
-            return None
-        return value_mismatch(expected, actual, bad, "exact")
+        return np.asarray(expected.astype(object) != actual.astype(object), dtype=bool) & only, "exact"
     if "c" in kinds and allowed.ulps == 0:
         allowed = APPROXIMATE  # IEEE 754 rounds each real operation; a complex product or quotient is several
     coarse, fine = least_precise(expected.dtype, actual.dtype), most_precise(expected.dtype, actual.dtype)
@@ -159,15 +171,13 @@ def compare_values(expected: np.ndarray, actual: np.ndarray, allowed: Bound = AP
         special = same_special(np.real(e), np.real(a)) | (np.isfinite(np.real(e)) & (np.real(e) == np.real(a)))
         if e.dtype.kind == "c":
             special &= same_special(np.imag(e), np.imag(a)) | (np.isfinite(np.imag(e)) & (np.imag(e) == np.imag(a)))
-        bad = np.where(finite, error > limit, ~special)
-        ulp_distance = np.where(finite, error / unit, 0.0)
-    if not bad.any():
-        return None
+        bad = np.asarray(np.where(finite, error > limit, ~special), dtype=bool) & only
+        error = np.where(only, error, 0.0)
+        ulp_distance = np.where(finite & only, error / unit, 0.0)
     stated = f"{allowed.rule}, {allowed.ulps_for(coarse):g} ULP" if allowed.published else allowed.rule
     rule = f"{stated}, ULPs of {coarse}" if tolerance is None else \
         f"up to {np.max(tolerance):.3g} (finite-difference error and {coarse} precision)"
-    return value_mismatch(expected, actual, bad, f"max abs error {error.max():.3g}, max {ulp_distance.max():.3g} ULP; "
-                                                 f"allowed {rule}")
+    return bad, f"max abs error {error.max(initial=0.0):.3g}, max {ulp_distance.max(initial=0.0):.3g} ULP; allowed {rule}"
 
 
 def ulp_errors(expected: np.ndarray, actual: np.ndarray) -> np.ndarray:

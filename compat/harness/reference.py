@@ -79,6 +79,7 @@ def as_flush_to_zero(expected_of: Callable[[Case], Outcome], case: Case, expecte
     candidates = [daz]
     if actual.dtype != expected.dtype and actual.dtype in dtypes.FLOATING:  # its dtype divergence, and a flush
         candidates.append(replace(daz, kwargs={**daz.kwargs, "dtype": actual.dtype}))
+    flushed_references = []
     for result in [expected] + [expected_of(c) for c in candidates]:
         if result.raised or result.values is None:
             continue
@@ -87,4 +88,24 @@ def as_flush_to_zero(expected_of: Callable[[Case], Outcome], case: Case, expecte
             return [replace(m, expected="subnormal", actual="flushed",
                             detail=f"{m.detail}; as the reference with subnormals flushed to zero (FTZ/DAZ)")
                     if m.kind == "value" else m for m in mismatches]
+        flushed_references.append(ftz)
+    return beyond_flush_to_zero(expected, actual, actual_read, flushed_references, mismatches, allowed)
+
+
+def beyond_flush_to_zero(expected: Outcome, actual: Outcome, actual_read: Outcome, flushed_references: list,
+                         mismatches: list, allowed: oracle.Bound) -> list:
+    """Where flushing subnormals explains some of the differing elements but not all, the
+    others are the divergence: judged alone, they get their own signature (and Hypothesis
+    its own minimal example), instead of the first flushed element's."""
+    if expected.shape != actual.shape or actual.values is None:
+        return mismatches
+    differing = oracle.differing(expected.values, actual.values, allowed)
+    for ftz in flushed_references:
+        if ftz.shape != actual.shape:
+            continue
+        rest = oracle.differing(ftz.values, actual_read.values, allowed)
+        if rest.any() and rest.sum() < differing.sum() and not (rest & ~differing).any():
+            beyond = oracle.compare_values(expected.values, actual.values, allowed, expected.tolerance, only=rest)
+            note = f"; {int(differing.sum() - rest.sum())} other values differ only as subnormals flushed to zero"
+            return [replace(beyond, detail=beyond.detail + note) if m.kind == "value" else m for m in mismatches]
     return mismatches
