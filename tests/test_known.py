@@ -22,6 +22,9 @@ X = np.arange(6, dtype=np.float32).reshape(2, 3)
 SQUARE_SUM = Program(Node("sum", (Node("multiply", (Node("input"), Node("const"))),), kwargs=(("axis", 0),)),
                      inputs=(X,), constants=(np.float32(2) * np.ones((2, 3), np.float32),))
 PICK = Program(Node("getitem", (Node("tanh", (Node("input"),)),), params=((slice(None, None, -1), 1),)), inputs=(X,))
+# a program that indexes with an integer array: the array is a value inside the program's source
+TAKE_ROWS = Program(Node("add", (Node("getitem", (Node("input"),), params=((0, slice(0, 0)),)),
+                                 Node("getitem", (Node("input"),), params=(np.array([0], dtype=np.int64),)))), inputs=(X,))
 
 CASES = [
     Case("add", (np.array([2], dtype=np.int8), 1000)),
@@ -37,6 +40,7 @@ CASES = [
     Case("set_at", (X, (slice(None), [0, 2]), np.float32(7))),
     Case("grad", (X,), program=SQUARE_SUM),
     Case("jacobian", (X,), program=PICK),
+    Case("jacobian", (X,), program=TAKE_ROWS),
     Case("hvp", (X, np.ones_like(X)), program=SQUARE_SUM),
 ]
 

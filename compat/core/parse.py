@@ -100,6 +100,8 @@ class Builder:
     arguments that are nodes are its operands; the rest are its parameters."""
 
     def __getattr__(self, op: str):
+        if op == "array" or isinstance(getattr(np, op, None), type) and issubclass(getattr(np, op), np.generic):
+            return getattr(np, op)  # a value inside the program (an index array and its dtype), as sources write it
         try:
             ops.get(op)
         except ops.UnknownOperation as error:
