@@ -380,3 +380,10 @@ def test_both_raise_in_the_same_category_agree():
 def test_both_raise_in_different_categories():
     m = only(compare(raised(TypeError("ufunc"), "dtype"), raised(IndexError("out of range"), "index")), "error")
     assert (m.expected, m.actual) == ("dtype", "index")
+
+
+def test_empty_results_compare_equal_with_or_without_a_tolerance():
+    """A gradient of a program with an empty result has an empty tolerance too (no maximum)."""
+    empty = np.zeros((1, 0, 2), dtype=np.float32)
+    assert compare_values(empty, empty.copy()) is None
+    assert compare_values(empty, empty.copy(), tolerance=np.zeros((1, 0, 2))) is None

@@ -176,7 +176,7 @@ def judged(expected: np.ndarray, actual: np.ndarray, allowed: Bound, tolerance: 
         ulp_distance = np.where(finite & only, error / unit, 0.0)
     stated = f"{allowed.rule}, {allowed.ulps_for(coarse):g} ULP" if allowed.published else allowed.rule
     rule = f"{stated}, ULPs of {coarse}" if tolerance is None else \
-        f"up to {np.max(tolerance):.3g} (finite-difference error and {coarse} precision)"
+        f"up to {np.max(tolerance, initial=0.0):.3g} (finite-difference error and {coarse} precision)"
     return bad, f"max abs error {error.max(initial=0.0):.3g}, max {ulp_distance.max(initial=0.0):.3g} ULP; allowed {rule}"
 
 
