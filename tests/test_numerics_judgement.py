@@ -5,6 +5,8 @@ from IEEE 754's definition of subnormals, not from the checker."""
 
 from __future__ import annotations
 
+import contextlib
+
 import numpy as np
 import pytest
 
@@ -118,3 +120,48 @@ def test_flushing_reads_subnormal_components_as_zero_and_keeps_the_rest():
     assert flushed[1].real == 0 and np.signbit(flushed[1].real) and np.isnan(flushed[1].imag)
     assert flushed[2] == values[2]
     assert dtypes.flushed(np.float64([1e-310, 1e-300]), like="float32").tolist() == [0.0, 0.0]  # subnormal in float32
+
+
+class HalfPrecisionMatmulPolicy(NumpyAdapter):
+    """NumPy with a mixed-precision policy of its own: under it, matmul computes in float16."""
+
+    name = "numpy_with_a_policy"
+    POLICIES = {"matmul in float16": "matmul's operands and result in float16"}
+    active = False
+
+    def policy(self, name):
+        if name not in self.POLICIES:
+            return super().policy(name)
+
+        @contextlib.contextmanager
+        def switched():
+            self.active = True
+            try:
+                yield
+            finally:
+                self.active = False
+        return switched()
+
+    def call(self, op, args, kwargs=None, device=None):
+        if self.active and op == "matmul":
+            args = tuple(np.asarray(a, dtype=np.float16) for a in args)
+        return super().call(op, args, kwargs, device)
+
+
+def test_a_policy_cell_names_the_dtype_and_the_distance_from_full_precision():
+    checker = Checker(HalfPrecisionMatmulPolicy(), "numerics", "spec", Session(NUMPY, load(None)))
+    a = np.float32([[1 / 3, 2.0], [0.1, 7.0]])
+    low = checker.under_policy("matmul in float16", "matmul", a, a)
+    dtype, distance = low.split(", ")
+    expected = np.max(np.abs((a.astype(np.float16) @ a.astype(np.float16)).astype(np.float64) - a @ a)) / np.max(np.abs(a @ a))
+    assert dtype == "float16" and float(distance.split()[0]) == pytest.approx(expected, rel=0.05), low
+    assert checker.under_policy("matmul in float16", "add", a, a) == "float32, the full-precision result"
+    assert checker.under_policy("no such policy", "add", a, a).startswith("policy unavailable: UnsupportedOperation")
+
+
+def test_a_bits_cell_shows_a_nan_payload_as_ieee_754_negation_leaves_it():
+    """negative flips the sign bit only: 0x7fc01234 -> 0xffc01234 (IEEE 754-2019 5.5.1)."""
+    checker = Checker(NUMPY, "numerics", "spec", Session(NUMPY, load(None)))
+    nan = np.array([0x7FC01234], np.uint32).view(np.float32)
+    assert checker.bits_of("negative", nan) == "float32 0xffc01234"
+    assert checker.bits_of("astype", nan, dtype="float64") == "float64 0x7ff8024680000000"  # payload shifted by 29 bits

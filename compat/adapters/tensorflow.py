@@ -77,8 +77,6 @@ class TensorflowAdapter(Adapter):
         return keras_policy(name.split()[-1])
 
     def context(self, mode="eager"):
-        import contextlib
-
         import tensorflow.experimental.numpy as tnp
         from tensorflow.python.framework import ops
         from tensorflow.python.ops.numpy_ops import np_dtypes
