@@ -127,6 +127,9 @@ def i32(*values) -> np.ndarray:
 # Functions", maximum ULP error over the full range). A backend beyond all three is less
 # accurate than any of the libraries its users compare it with. float16 and bfloat16 results
 # are computed in float32 and rounded once by every backend here: at most NARROW_ULPS.
+# Sources: https://github.com/numpy/numpy/tree/main/numpy/_core/tests/data,
+# https://www.gnu.org/software/libc/manual/html_node/Errors-in-Math-Functions.html,
+# https://docs.nvidia.com/cuda/cuda-c-programming-guide/#mathematical-functions-appendix
 PUBLISHED_ULPS = {  # function: (float32, float64), each the maximum of (NumPy, glibc, CUDA)
     "exp": (3, 1),  # NumPy 3 / 1, glibc 1 / 1, CUDA 2 / 1
     "log": (4, 1),  # NumPy 4 / 1, glibc 1 / 1, CUDA 1 / 1
@@ -135,11 +138,6 @@ PUBLISHED_ULPS = {  # function: (float32, float64), each the maximum of (NumPy, 
     "tanh": (2, 2),  # NumPy 2 / 2, glibc 2 / 2, CUDA 2 / 1
     "power": (4, 2),  # NumPy: libm's pow; glibc 1 / 1, CUDA 4 / 2
 }
-PUBLISHED_ULPS_SOURCES = (
-    "https://github.com/numpy/numpy/tree/main/numpy/_core/tests/data",
-    "https://www.gnu.org/software/libc/manual/html_node/Errors-in-Math-Functions.html",
-    "https://docs.nvidia.com/cuda/cuda-c-programming-guide/#mathematical-functions-appendix",
-)
 NARROW_ULPS = 1  # float16, bfloat16: half an ULP from rounding once, up to one where rounding twice
 
 

@@ -196,9 +196,7 @@ def ulp_errors(expected: np.ndarray, actual: np.ndarray) -> np.ndarray:
 def flushed(expected: np.ndarray, actual: np.ndarray) -> np.ndarray:
     """Where a real float result is zero and the reference is a subnormal of the result dtype
     (flush-to-zero, a property of the device or compiler, not of the function's accuracy)."""
-    coarse = least_precise(expected.dtype, actual.dtype)
-    e, a = expected.astype(np.float64), actual.astype(np.float64)
-    return (a == 0) & (e != 0) & (np.abs(e) < float(dtypes.finfo(coarse).smallest_normal))
+    return (actual == 0) & (expected != 0) & (dtypes.flushed(expected, least_precise(expected.dtype, actual.dtype)) == 0)
 
 
 def compare_bits(expected: np.ndarray, actual: np.ndarray, nan_payloads: bool = True) -> Mismatch | None:

@@ -12,7 +12,8 @@
     surveys.html      survey tables (observation records; accuracy's is a page of its own) and
                       out-of-bounds indexing behaviour
     accuracy.html     the accuracy survey as math libraries publish theirs: per function, dtype x
-                      backend -> worst error in ULPs (input as the title), against the specs' bound
+                      backend -> worst error in ULPs (input as the title), against each function's
+                      published accuracy
     devices.html      each device against its reference device; kernel coverage of plug-ins
     modes.html        each execution mode (jax.jit, tf.function, torch.compile, ...) against the same
                       backend run eagerly; the divergences from eager of each mode row

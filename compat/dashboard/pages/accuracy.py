@@ -7,7 +7,7 @@ import math
 import re
 from collections import Counter
 
-from compat.core import dtypes, ops
+from compat.core import dtypes, ops, oracle
 from compat.core.oracle import ACCURACY_ULPS
 from compat.dashboard.context import Context
 from compat.dashboard.html import e, table
@@ -59,12 +59,11 @@ def accuracy(dash: Context) -> None:
 
 
 def bound_of(op: str, dtype: str) -> float:
-    """The accuracy the specs hold ``op`` to in ``dtype`` (compat.core.ops.PUBLISHED_ULPS)."""
+    """The accuracy the specs hold ``op`` to in ``dtype`` (the oracle's bound)."""
     try:
-        published = ops.published_ulps(op, dtype)
+        return oracle.bound(op).ulps_for(dtype)
     except ops.UnknownOperation:  # a store written by another version of compat
-        published = None
-    return ACCURACY_ULPS if published is None else published
+        return ACCURACY_ULPS
 
 
 def worst_cell(value: str | None, bound: float) -> str:
