@@ -164,3 +164,27 @@ def test_a_plugin_may_declare_a_smaller_share_for_a_device_whose_kernels_are_the
     assert share_of(adapter, "gpu:0", "eager", None, 0.1) == DEVICE_EXAMPLES  # a device it does not ship
     assert share_of(adapter, "cpu:1", "eager", 1.0, 0.1) == 1.0  # --device-examples / --only-devices win
     assert share_of(adapter, None, "eager", None, 0.1) == 1.0 and share_of(adapter, None, "jit", None, 0.1) == 0.1
+
+
+def test_a_row_checks_at_least_five_examples_of_a_spec_over_all_its_params():
+    """The least a device or mode row checks is per spec, shared out over its params (one per
+    operation, say), so a spec with many params is not checked five times per param."""
+    from hypothesis import given, settings, strategies as st
+
+    from compat.harness.xp import examples_share
+
+    @settings(max_examples=40)
+    @given(st.integers())
+    def spec(x):
+        pass
+
+    def examples(share, params):
+        with examples_share(spec, share, params):
+            return spec._hypothesis_internal_use_settings.max_examples
+
+    assert examples(0.05, 1) == 5  # a spec without params: the least
+    assert examples(0.05, 3) == 2  # three params: 2 each, 6 in all
+    assert examples(0.05, 15) == 2  # the share itself: 40 * 0.05
+    assert examples(0.01, 15) == 1  # never none
+    assert examples(0.2, 1) == 8
+    assert spec._hypothesis_internal_use_settings.max_examples == 40  # restored after the call

@@ -96,10 +96,11 @@ class Checker(Surveys):
 
     def sample(self, table) -> list:
         """The rows of an exhaustive table this param checks: all of them, or
-        with a share below 1 (device params) every k-th row, k = 1/share, from
-        an offset the seed picks, so that other seeds check the other rows."""
+        with a share below 1 (device and mode params) every k-th row, k = 1/share
+        (but at least 5 rows), from an offset the seed picks, so that other seeds
+        check the other rows."""
         rows = list(table)
-        step = max(1, round(1 / self.share))
+        step = max(1, min(round(1 / self.share), len(rows) // 5))
         return rows[self.session.seed % step::step]
 
     @property

@@ -5,6 +5,7 @@ fails it in strict mode, known ones make it xfail, report mode fails nothing).""
 from __future__ import annotations
 
 import contextlib
+from collections import Counter
 from typing import Iterator
 
 import pytest
@@ -97,7 +98,8 @@ def pytest_pyfunc_call(pyfuncitem):
         checker.backend.plugin.reset_kernel_counters()
     try:
         checker.replay_casualty()
-        with examples_share(pyfuncitem.obj, checker.share), without_shrinking_hangs(pyfuncitem.obj, checker):
+        with examples_share(pyfuncitem.obj, checker.share, params_on_row(pyfuncitem)), \
+                without_shrinking_hangs(pyfuncitem.obj, checker):
             yield
     except (KeyboardInterrupt, SystemExit):
         raise
@@ -140,19 +142,34 @@ def input_class(item) -> dict | None:
     return {"name": name, "value": str(item.callspec.params[name]), "all": [str(c) for c in classes]}
 
 
+_PARAMS_ON_ROW = pytest.StashKey[Counter]()
+
+
+def params_on_row(item) -> int:
+    """How many params of this item's spec run on its row (one per operation, input
+    class, ...): they share the least number of examples a row checks of a spec."""
+    counts = item.config.stash.get(_PARAMS_ON_ROW, None)
+    if counts is None:
+        counts = item.config.stash[_PARAMS_ON_ROW] = Counter(spec_row(i) for i in item.session.items)
+    return counts[spec_row(item)]
+
+
+def spec_row(item) -> tuple | None:
+    param = getattr(getattr(item, "callspec", None), "params", {}).get("xp")
+    return (item.module.__name__, item.originalname, *param) if param is not None else None
+
+
 @contextlib.contextmanager
-def examples_share(test, share: float):
-    """Run the Hypothesis test ``test`` with ``share`` of its max_examples (at least 5, or
-    of a spec run once per input class, 5 over all classes)."""
+def examples_share(test, share: float, params: int = 1):
+    """Run the Hypothesis test ``test`` with ``share`` of its max_examples, and with at least
+    5 examples over the ``params`` params of its spec on this row (at least 1 each)."""
     # Hypothesis reads a test's settings from this attribute at each call; a
     # parametrized test is one function, so the change lasts for this call only.
     current = getattr(test, "_hypothesis_internal_use_settings", None)
     if current is None or share >= 1 or not getattr(test, "is_hypothesis_test", False):
         yield
         return
-    # at least 5 per spec: a spec run once per input class (input_classes) shares them out
-    classes = len(getattr(test, "compat_input_classes", ("", [None]))[1])
-    least = max(1, min(5, current.max_examples) // classes)
+    least = max(1, -(-min(5, current.max_examples) // params))
     fewer = max(least, round(current.max_examples * share))
     test._hypothesis_internal_use_settings = settings(current, max_examples=fewer)
     try:
