@@ -71,8 +71,8 @@ def pytest_addoption(parser):
     group.addoption("--only-devices", action="store_true",
                     help="run the specs on the devices under test only, not on the backends' default devices")
     group.addoption("--device-examples", type=fraction, default=None, metavar="FRACTION",
-                    help="share of each Hypothesis spec's max_examples (at least 5 per spec, over its params) and of each exhaustive table "
-                         "that the device params check (default 0.2, or the share a plug-in declares: 0.05 for JAX's "
+                    help="share of each Hypothesis spec's max_examples (at least 5 per spec, over its params) and of "
+                         "each exhaustive table (at least 5 rows) that the device params check (default 0.2, or the share a plug-in declares: 0.05 for JAX's "
                          "virtual cpu:1, whose kernels are cpu:0's; the default-device row explores values, the "
                          "device row checks kernels; 1 with --only-devices)")
     group.addoption("--compat-fault", action="append", default=[], metavar="NAME",
@@ -86,8 +86,8 @@ def pytest_addoption(parser):
                          "(each backend's default modes: jax:jit, tensorflow:function and xla, torch:compile and "
                          "lazy; the default), 'all', or 'none'")
     group.addoption("--mode-examples", type=fraction, default=None, metavar="FRACTION",
-                    help=f"share of each spec's examples (at least 5 per spec, over its params) and exhaustive tables that the mode params "
-                         f"check (default {MODE_EXAMPLES}; 1 with --hypothesis-profile thorough)")
+                    help=f"share of each spec's examples (at least 5 per spec, over its params) and exhaustive tables "
+                         f"(at least 5 rows) that the mode params check (default {MODE_EXAMPLES}; 1 with --hypothesis-profile thorough)")
     group.addoption("--reference-device", action="append", default=[], metavar="BACKEND:DEVICE",
                     help="what a backend's devices are compared with (default: its CPU, e.g. tensorflow:CPU:0)")
     group.addoption("--compat-registry", default=None, metavar="FILE",
