@@ -19,8 +19,8 @@ FUNCTIONS = ("prod", "cumsum", "take", "take_along_axis", "put_along_axis", "tra
 @functools.cache
 def skip_guard_latency_profile() -> None:
     """Dynamo times each new set of guards once, for its logs, after flushing the CPU's caches:
-    more than half of each of compat's compilations (every call compiles afresh). The guards are still
-    built and checked; only the timing (a number logged) is skipped."""
+    more than half of each of compat's compilations (every call compiles afresh). The guards
+    are still built and checked; only the timing (a number logged) is skipped."""
     import torch._dynamo.guards as guards
 
     if hasattr(guards, "profile_guard_manager"):

@@ -98,7 +98,7 @@ def input_classes(name: str, classes):
 
     def decorate(test):
         test = pytest.mark.parametrize(name, classes)(settings(max_examples=share)(test))
-        test.compat_input_classes = (name, classes)  # for the checks records, and the device rows' share of examples
+        test.compat_input_classes = (name, classes)  # for the checks records: which class each param covered
         return test
     return decorate
 

@@ -72,9 +72,9 @@ def pytest_addoption(parser):
                     help="run the specs on the devices under test only, not on the backends' default devices")
     group.addoption("--device-examples", type=fraction, default=None, metavar="FRACTION",
                     help="share of each Hypothesis spec's max_examples (at least 5 per spec, over its params) and of "
-                         "each exhaustive table (at least 5 rows) that the device params check (default 0.2, or the share a plug-in declares: 0.05 for JAX's "
-                         "virtual cpu:1, whose kernels are cpu:0's; the default-device row explores values, the "
-                         "device row checks kernels; 1 with --only-devices)")
+                         "each exhaustive table (at least 5 rows) that the device params check (default 0.2, or the "
+                         "share a plug-in declares: 0.05 for JAX's virtual cpu:1, whose kernels are cpu:0's; the "
+                         "default-device row explores values, the device row checks kernels; 1 with --only-devices)")
     group.addoption("--compat-fault", action="append", default=[], metavar="NAME",
                     help="also run the device params with this plug-in fault switched on ('all': each fault of each "
                          "plug-in that does not kill or stall its process; python -m compat selftest uses it); the "
@@ -87,7 +87,8 @@ def pytest_addoption(parser):
                          "lazy; the default), 'all', or 'none'")
     group.addoption("--mode-examples", type=fraction, default=None, metavar="FRACTION",
                     help=f"share of each spec's examples (at least 5 per spec, over its params) and exhaustive tables "
-                         f"(at least 5 rows) that the mode params check (default {MODE_EXAMPLES}; 1 with --hypothesis-profile thorough)")
+                         f"(at least 5 rows) that the mode params check (default {MODE_EXAMPLES}; 1 with "
+                         f"--hypothesis-profile thorough)")
     group.addoption("--reference-device", action="append", default=[], metavar="BACKEND:DEVICE",
                     help="what a backend's devices are compared with (default: its CPU, e.g. tensorflow:CPU:0)")
     group.addoption("--compat-registry", default=None, metavar="FILE",
