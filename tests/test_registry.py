@@ -120,6 +120,19 @@ def test_versions_specifier(tmp_path):
     assert known.match(replace(TORCH, version="3.0.0"), divergence()) is None
 
 
+def test_cpu_features_the_host_must_have_or_lack(tmp_path, monkeypatch):
+    """What the instruction set decides (a float64 -> float16 conversion with or without
+    AVX512-FP16) is known on the machines that have, or lack, the feature."""
+    monkeypatch.setattr(registry, "host_cpu_features", lambda: frozenset({"sse2", "avx512_fp16"}))
+    has = load(tmp_path, entry("has", cpu='"avx512_fp16"'))
+    lacks = load(tmp_path, entry("lacks", cpu='["sse2", "!avx512_fp16"]'))
+    assert has.match(JAX_X32, divergence()).id == "has"
+    assert lacks.match(JAX_X32, divergence()) is None
+    monkeypatch.setattr(registry, "host_cpu_features", lambda: frozenset({"sse2"}))
+    assert has.match(JAX_X32, divergence()) is None
+    assert lacks.match(JAX_X32, divergence()).id == "lacks"
+
+
 def test_kind_must_be_equal(tmp_path):
     known = load(tmp_path, entry("dtype-only", kind="dtype"))
     assert known.match(JAX_X32, divergence(kind="dtype")) is not None
@@ -226,7 +239,7 @@ def test_bad_versions_specifier(tmp_path, versions):
 
 
 @pytest.mark.parametrize("field, value", [("op", "[]"), ("op", "3"), ("inputs", '["int8", 3]'), ("config", '"x64"'),
-                                          ("reason", "42"), ("broad", "true")])
+                                          ("reason", "42"), ("broad", "true"), ("cpu", '"avx 512"'), ("cpu", "[1]")])
 def test_badly_typed_fields(tmp_path, field, value):
     message = load_error(tmp_path, entry("bad-type", **{field: value}).replace('reason = "because"\n', "")
                          if field == "reason" else entry("bad-type", **{field: value}))

@@ -9,6 +9,8 @@ field it sets matches; pattern fields take a glob or a list of globs:
     versions  PEP 440 specifier on the backend version: ">=2.4"
     config    table that must be a subset of the backend config; a list of values admits
               any of them: config = { mode = ["function", "xla"] }
+    cpu       CPU features the host must have ("avx512_fp16") or lack ("!avx512_fp16"), as
+              Linux's /proc/cpuinfo names them: for what the instruction set decides
     family, op, inputs, expected, actual, device, reference   patterns
     kind      dtype | shape | value | error | device | crash | timeout, or a list (required)
     differs   what differs, in words                              (required)
@@ -33,9 +35,11 @@ longer diverge on a backend version is reported as fixed in that version.
 
 from __future__ import annotations
 
+import re
 import tomllib
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -48,12 +52,27 @@ from compat.results.records import Backend
 KINDS = ("dtype", "shape", "value", "error", "device", "crash", "timeout")
 PATTERNS = ("family", "op", "inputs", "expected", "actual", "device", "reference")
 REQUIRED = ("id", "backend", "kind", "differs", "reason")
-OPTIONAL = ("versions", "config", "source", "broad", "examples") + PATTERNS
+OPTIONAL = ("versions", "config", "cpu", "source", "broad", "examples") + PATTERNS
 EXAMPLE_FIELDS = {"family", "call", "inputs", "exact", "backends", "device"}
 
 
 class RegistryError(Exception):
     """The registry file is malformed (one-line message for users)."""
+
+
+@cache
+def host_cpu_features() -> frozenset[str]:
+    """This machine's CPU feature flags as Linux names them (x86 'flags', Arm 'Features');
+    none where /proc/cpuinfo does not say."""
+    try:
+        lines = Path("/proc/cpuinfo").read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return frozenset()
+    for line in lines:
+        key, _, value = line.partition(":")
+        if key.strip() in ("flags", "Features"):
+            return frozenset(value.split())
+    return frozenset()
 
 
 @dataclass(frozen=True)
@@ -87,6 +106,7 @@ class Entry:
     versions: str = ""
     broad: str = ""  # why it names no family or no operation
     config: dict = field(default_factory=dict)
+    cpu: tuple[str, ...] = ()  # features the host must have; "!name": must lack
     patterns: dict = field(default_factory=dict)  # field -> tuple of globs
     examples: tuple[Example, ...] = ()
 
@@ -95,6 +115,9 @@ class Entry:
         if self.backend not in (backend.name, backend.id) and not fnmatchcase(backend.name, self.backend):
             return False
         if any(backend.config.get(k) not in (v if isinstance(v, list) else [v]) for k, v in self.config.items()):
+            return False
+        host = host_cpu_features()
+        if not all(f[1:] not in host if f.startswith("!") else f in host for f in self.cpu):
             return False
         if self.versions:
             try:
@@ -182,6 +205,10 @@ def parse_entry(raw: Any, where: str) -> Entry:
             raise RegistryError(f"{where}: versions {raw['versions']!r} is not a version specifier like '>=2.4'") from None
     if not isinstance(raw.get("config", {}), dict):
         raise RegistryError(f"{where}: 'config' must be a table")
+    cpu = raw.get("cpu", [])
+    cpu = [cpu] if isinstance(cpu, str) else cpu
+    if not isinstance(cpu, list) or not all(isinstance(f, str) and re.fullmatch(r"!?\w+", f) for f in cpu):
+        raise RegistryError(f"{where}: 'cpu' must be a CPU feature name or a list of them, each optionally after '!'")
     patterns = {}
     for name in PATTERNS:
         if name in raw:
@@ -193,7 +220,7 @@ def parse_entry(raw: Any, where: str) -> Entry:
     return Entry(
         id=raw["id"], backend=raw["backend"], kinds=kinds, differs=raw["differs"], reason=raw["reason"],
         source=raw.get("source", ""), versions=raw.get("versions", ""), broad=raw.get("broad", ""),
-        config=raw.get("config", {}),
+        config=raw.get("config", {}), cpu=tuple(cpu),
         patterns=patterns, examples=tuple(parse_example(e, f"{where}: example {n}")
                                           for n, e in enumerate(raw.get("examples", []), 1)),
     )
