@@ -11,6 +11,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Callable
 
+from compat.harness import supervision
 from compat.results import records
 
 REPO = Path(__file__).resolve().parent.parent
@@ -26,9 +27,10 @@ def subprocess_env(tmp: Path, **extra: str) -> dict[str, str]:
     in ``tmp`` (so no example is replayed from, or saved into, the checkout);
     bytecode cached outside the checkout; no CI variable (it would switch the plugin
     to a derandomized profile); nothing inherited from this pytest (PYTEST_ADDOPTS,
-    xdist worker variables)."""
+    xdist worker variables, the supervisor's mark: a child run has a supervisor of its own)."""
     env = {k: v for k, v in os.environ.items()
-           if k not in ("CI", "PYTEST_ADDOPTS", "PYTEST_CURRENT_TEST") and not k.startswith("PYTEST_XDIST_")}
+           if k not in ("CI", "PYTEST_ADDOPTS", "PYTEST_CURRENT_TEST", supervision.SUPERVISED)
+           and not k.startswith("PYTEST_XDIST_")}
     env["PYTHONPATH"] = os.pathsep.join([str(REPO)] + [p for p in [env.get("PYTHONPATH", "")] if p])
     env["HYPOTHESIS_STORAGE_DIRECTORY"] = str(tmp / "hypothesis-db")
     env.pop("PYTHONDONTWRITEBYTECODE", None)
@@ -45,13 +47,17 @@ def run(args: list[str], tmp: Path, **extra_env: str) -> subprocess.CompletedPro
 
 
 def run_pytest(args: list[str], tmp: Path, results: Path | None = None, shipped_registry: bool = False,
-               **extra_env: str) -> subprocess.CompletedProcess:
+               supervised: bool = False, **extra_env: str) -> subprocess.CompletedProcess:
     """``python -m pytest <args>`` with records under ``results`` (default tmp/results)
     and an empty registry, so that what the shipped registry says cannot change the
     outcome; with ``shipped_registry`` the plugin's default registry (that of the checkout).
-    Eager only (``--modes none``) unless the args choose modes."""
+    Eager only (``--modes none``) unless the args choose modes. Without compat's supervisor
+    process unless ``supervised``: only a child that may die needs it (tests/test_casualties.py),
+    and it is a second pytest start-up for every child (0.8 s)."""
     results = results if results is not None else tmp / "results"
     args = ["-m", "pytest", "-p", "no:cacheprovider", "--compat-results", str(results), *args]
+    if not supervised:
+        args.append("--no-compat-supervisor")
     if not any(a.startswith("--modes") for a in args):  # eager only, unless a test is about modes
         args += ["--modes", "none"]
     if not shipped_registry and not any(a.startswith("--compat-registry") for a in args):

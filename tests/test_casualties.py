@@ -41,7 +41,7 @@ def arguments(mode: str) -> list[str]:
 @pytest.fixture(scope="module")
 def jobs(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("casualties")
-    jobs = Jobs({mode: (lambda m=mode: run_pytest(arguments(m), tmp / m)) for mode in MODES})
+    jobs = Jobs({mode: (lambda m=mode: run_pytest(arguments(m), tmp / m, supervised=True)) for mode in MODES})
     yield jobs, tmp
     jobs.close()
 
