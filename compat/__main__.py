@@ -255,7 +255,7 @@ def survey_command(args, extra: list[str]) -> int:
 
 def chosen_run(args, command: str) -> tuple[records.Run, records.Loaded]:
     """The run ``--run`` names in the results directory, or its latest."""
-    loaded = records.load(Path(args.results))
+    loaded = records.load(Path(args.results), run=args.run or "latest")
     for problem in loaded.problems:
         print(f"compat {command}: skipped {problem}", file=sys.stderr)
     run = loaded.runs.get(args.run) if args.run else loaded.latest()

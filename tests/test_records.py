@@ -184,6 +184,26 @@ def test_malformed_lines_are_reported_with_file_and_line_and_the_rest_loads(tmp_
     assert sorted(r["worker"] for r in json_of(run.checks)) == ["gw1", "main"]
 
 
+def test_one_run_is_read_without_the_others_of_its_directory(tmp_path):
+    """report and known read the run they show: the other runs' records (a spoiled line
+    among them) are not read, and an id that names no run reads nothing."""
+    for run_id, started, ops in (("run-1", "2026-01-01T00:00:00Z", ["add"]), ("run-2", "2026-02-01T00:00:00Z", ["sub"])):
+        folder = tmp_path / run_id
+        folder.mkdir()
+        (folder / "run.json").write_text(json.dumps({"run_id": run_id, "started": started}))
+        lines = [json.dumps(divergence_record(op=op, run_id=run_id)) for op in ops]
+        (folder / "records-main.jsonl").write_text("\n".join(lines + (["not JSON {"] if run_id == "run-1" else [])) + "\n")
+
+    everything = records.load(tmp_path)
+    assert set(everything.runs) == {"run-1", "run-2"} and len(everything.problems) == 1
+    latest = records.load(tmp_path, run="latest")
+    assert set(latest.runs) == {"run-2"} and latest.problems == []
+    assert [r.op for r in latest.runs["run-2"].divergences] == ["sub"]
+    older = records.load(tmp_path, run="run-1")
+    assert [r.op for r in older.runs["run-1"].divergences] == ["add"] and len(older.problems) == 1
+    assert records.load(tmp_path, run="run-3").runs == {}
+
+
 def test_load_refuses_a_missing_directory(tmp_path):
     with pytest.raises(records.ResultsError) as raised:
         records.load(tmp_path / "nope")
