@@ -317,7 +317,8 @@ def load(directory: Path, validate: bool = True, run: str | None = None) -> Load
     files (a run's own workers wrote them) and checks only that each line is JSON.
     With ``run`` (a run id, or "latest"), only the records in that run's folders are read:
     a results directory gathers every run a machine made, and reading them all made
-    ``report`` take seconds per run kept (an unknown id reads nothing).
+    ``report`` take seconds per run kept (an unknown id reads nothing; records without any
+    run.json beside them are all read, as without ``run``).
     """
     directory = Path(directory)
     if not directory.is_dir():
