@@ -86,18 +86,17 @@ class Jobs:
     """Subprocess runs of one test module, each waited for by the test that needs it.
 
     On first use all of them are started together (a pool as wide as the
-    machine), since each costs seconds of start-up. Under pytest-xdist, where
-    the module's tests are spread over workers that each have their own Jobs,
-    a job is started only when a test of this worker asks for it."""
+    machine), since each costs seconds of start-up. A module that uses Jobs is one
+    ``xdist_group`` (tests/test_layout.py checks it): under pytest-xdist its tests
+    run on one worker, so each job runs once."""
 
     def __init__(self, jobs: dict[object, Callable[[], object]]):
         self.jobs = jobs
         self.futures: dict[object, Future] = {}
         self.executor = ThreadPoolExecutor(max_workers=max(2, os.cpu_count() or 2))
-        self.eager = "PYTEST_XDIST_WORKER" not in os.environ
 
     def __getitem__(self, name):
-        for key in (self.jobs if self.eager else [name]):
+        for key in self.jobs:
             if key not in self.futures:
                 self.futures[key] = self.executor.submit(self.jobs[key])
         return self.futures[name].result()

@@ -16,6 +16,8 @@ from compat.adapters.numpy import NumpyAdapter
 from compat.adapters.tensorflow import TensorflowAdapter
 from compat.results import records
 
+pytestmark = pytest.mark.xdist_group("adding-a-backend")  # one worker: the module's fixtures are made once
+
 MISSPELLED = textwrap.dedent("""
     from compat.adapters.numpy import NumpyAdapter
 

@@ -11,6 +11,8 @@ import pytest
 
 from tests.helpers import Jobs, checks_record, divergence_record, nonempty_lines, output, run, run_pytest
 
+pytestmark = pytest.mark.xdist_group("cli-errors")  # one worker: the module's fixtures are made once
+
 PROMOTION = "compat/specs/promotion.py"
 ADAPTER_MODULE = "thirdparty_missing_adapter"
 

@@ -25,6 +25,8 @@ from compat.results import aggregate
 from compat.results import store
 from tests.helpers import REPO, checks_record, common, divergence_record, output, run, subprocess_env
 
+pytestmark = pytest.mark.xdist_group("dashboard")  # one worker: the module's fixtures are made once
+
 FIXTURE = REPO / "fixtures" / "results"
 CHROMIUM = Path("/usr/bin/chromium")
 SCRIPT = "<script>window.__xss = 1</script>"

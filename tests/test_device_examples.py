@@ -13,6 +13,8 @@ from compat.specs.promotion import has_reference
 from compat.core.strategies import dtype_pairs
 from tests.helpers import Jobs, output, run_pytest, json_of
 
+pytestmark = pytest.mark.xdist_group("device-examples")  # one worker: the module's fixtures are made once
+
 SPEC = ["compat/specs/promotion.py", "-k", "(unary_function_result_dtype and sqrt) or matmul_on_every_pair",
         "-p", "no:randomly",
         "--backends", "torch", "--device", "torch:apu:0", "--hypothesis-profile", "ci"]
@@ -105,6 +107,21 @@ def test_a_device_param_runs_on_the_worker_of_its_twin_without_a_device():
     assert scope(f"{spec}[jax[x64]-add]") != scope(f"{spec}[jax[x64]-multiply]")
     assert scope(f"{spec}[torch@apu:0!copy_truncate-add]") != scope(f"{spec}[torch-add]")  # self-test faults spread
     assert make_scheduler(XdistOptions("loadfile"), None, Path("unused")) is None  # another --dist mode stands
+
+
+def test_the_tests_of_an_xdist_group_go_to_one_worker(tmp_path):
+    pytest.importorskip("xdist")
+    from compat.harness.supervision import make_scheduler, write_groups
+
+    marked = pytest.mark.xdist_group("casualties").mark
+    module = "tests/test_casualties.py::"
+    items = [type("Item", (), {"nodeid": module + name, "iter_markers": lambda self, name, marks=marks:
+                               [m for m in marks if m.name == name]})()
+             for name, marks in [("test_a[xdist]", [marked]), ("test_b", [marked]), ("test_c", []), ("test_d", [])]]
+    write_groups(tmp_path, "gw0", items)  # what a worker tells the controller when it has collected
+    scope = make_scheduler(XdistOptions("load"), None, tmp_path)._split_scope
+    assert scope(module + "test_a[xdist]") == scope(module + "test_b")
+    assert len({scope(module + "test_a[xdist]"), scope(module + "test_c"), scope(module + "test_d")}) == 3
 
 
 class Worker:

@@ -23,6 +23,8 @@ from compat.harness import examples as database
 from compat.harness.examples import ExamplesError, example_database
 from tests.helpers import Jobs, nonempty_lines, output, run_pytest
 
+pytestmark = pytest.mark.xdist_group("examples")  # one worker: the module's fixtures are made once
+
 THRESHOLD = 1000  # the tiny test fails for n >= THRESHOLD: Hypothesis shrinks every failure to exactly this
 TINY = f"""
 import os

@@ -100,3 +100,18 @@ def test_the_readme_layout_names_every_part():
     layout = (REPO / "README.md").read_text().split("## Layout", 1)[1].split("\n## ", 1)[0]
     folders = sorted(p.name for p in PACKAGE.iterdir() if p.is_dir() and (p / "__init__.py").exists())
     assert all(f"compat/{folder}/" in layout for folder in folders), (folders, layout)
+
+
+def shares_module_fixtures(tree: ast.Module) -> bool:
+    """A fixture of scope "module" (a module's child runs, its dashboard, ...)."""
+    return any(isinstance(d, ast.Call) and any(k.arg == "scope" and getattr(k.value, "value", None) == "module"
+                                               for k in d.keywords)
+               for node in ast.walk(tree) if isinstance(node, ast.FunctionDef) for d in node.decorator_list)
+
+
+def test_a_test_module_sharing_fixtures_is_one_xdist_group():
+    """Under pytest-xdist a module's tests are spread over the workers, each of which makes
+    the module's fixtures anew (a child run twice over); compat's scheduler keeps a group together."""
+    loose = [path.name for path in sorted((REPO / "tests").glob("test_*.py"))
+             if shares_module_fixtures(tree := ast.parse(path.read_text())) and "xdist_group" not in ast.unparse(tree)]
+    assert not loose, f"give these modules pytestmark = pytest.mark.xdist_group(...): {loose}"

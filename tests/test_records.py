@@ -15,6 +15,8 @@ from compat.results import records
 from compat.results import report
 from tests.helpers import BACKEND, REPO, checks_record, common, divergence_record, output, run_pytest, subprocess_env, json_of
 
+pytestmark = pytest.mark.xdist_group("records")  # one worker: the module's fixtures are made once
+
 SCHEMA_FILE = REPO / "compat" / "results" / "record.schema.json"
 
 

@@ -11,6 +11,8 @@ import pytest
 
 from compat.adapters import load_adapter
 
+pytestmark = pytest.mark.xdist_group("tensorflow-seeds")  # one worker: the module's fixtures are made once
+
 pytest.importorskip("tensorflow")
 
 

@@ -171,6 +171,8 @@ def session_of(config) -> CompatSession:
 def pytest_configure(config):
     config.addinivalue_line("markers", "compat_table(name): the report table a spec's records feed "
                                        "(promotion-grid, invalid-indices)")
+    # pytest-xdist's mark, registered here too for runs without xdist; compat's scheduler honours it
+    config.addinivalue_line("markers", "xdist_group(name): under pytest-xdist, the group's tests run on one worker")
     try:
         compat = CompatSession(config)
         check_writable(compat.results)
@@ -242,10 +244,20 @@ def pytest_collection_modifyitems(items):
     items.sort(key=lambda item: getattr(getattr(item, "module", None), "__name__", "") != "compat.specs.known")
 
 
+@pytest.hookimpl(tryfirst=True)  # before xdist sends the collection to the controller
+def pytest_collection_finish(session):
+    """An xdist worker of compat's scheduler tells it the groups of its tests."""
+    workerinput = getattr(session.config, "workerinput", {})
+    if workerinput.get("compat_groups"):
+        supervision.write_groups(session_of(session.config).run_directory, workerinput["workerid"], session.items)
+
+
 @pytest.hookimpl(optionalhook=True)
 def pytest_configure_node(node):
-    """pytest-xdist: every worker writes under the controller's run id."""
+    """pytest-xdist: every worker writes under the controller's run id, and tells compat's
+    scheduler the groups of its tests."""
     node.workerinput["compat_run_id"] = session_of(node.config).run_id
+    node.workerinput["compat_groups"] = node.config.getoption("dist") == "load"
 
 
 @pytest.hookimpl(optionalhook=True)

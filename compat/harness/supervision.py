@@ -17,6 +17,7 @@ watchdog thread that looks at the notes four times a second.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -29,6 +30,7 @@ from compat.harness.isolation import CALL_LIMIT, MEMORY_LIMIT, death_notice
 SUPERVISED = "COMPAT_SUPERVISED"  # set in a supervised child: the run id it writes under
 FINISHED = "finished-{worker}"  # a process that ended its session normally leaves this file
 DONE = "done-{worker}.txt"  # node ids of the specs it finished, one per line
+GROUPS = "groups-{worker}.json"  # an xdist worker's tests of an xdist_group: node id -> group
 # the device in an xp param's id: "[jax[x64]@cpu:1-add]" (faulty devices, "@apu:0!fault", are left alone)
 DEVICE_IN_ID = re.compile(r"(?:@[A-Za-z]+:\d+|~[a-z]+)+(?=[-\]])")  # a device or an execution mode
 
@@ -136,17 +138,48 @@ class Progress:
 
 # -- with xdist: the controller ------------------------------------------------------
 
+def write_groups(run_directory: Path, worker: str, items) -> None:
+    """In an xdist worker: the ``xdist_group`` of each marked test, for compat's scheduler
+    (which stands in for xdist's --dist loadgroup) to hand the whole group to one worker:
+    fixtures its tests share, such as a module's child runs, are then made once, not once
+    per worker. Every worker collects the same tests; each writes its own file."""
+    groups = {}
+    for item in items:
+        names = sorted({str(mark.args[0] if mark.args else mark.kwargs.get("name", "default"))
+                        for mark in item.iter_markers("xdist_group")})
+        if names:
+            groups[item.nodeid] = "_".join(names)
+    run_directory.mkdir(parents=True, exist_ok=True)
+    target = run_directory / GROUPS.format(worker=worker)
+    target.with_suffix(".tmp").write_text(json.dumps(groups))
+    target.with_suffix(".tmp").replace(target)
+
+
+def read_groups(run_directory: Path) -> dict[str, str]:
+    groups = {}
+    for path in run_directory.glob(GROUPS.format(worker="*")):
+        groups.update(json.loads(path.read_text()))
+    return groups
+
+
 def make_scheduler(config, log, run_directory: Path):
-    """pytest-xdist's default distribution with two changes: a spec on a device goes to
+    """pytest-xdist's default distribution with three changes: a spec on a device goes to
     the worker that runs it without one (its reference-device side then reuses that
-    worker's compiled code: JAX compiles every operation per dtype and shape), and a
-    worker that dies hands its unfinished specs on (the one it died in once more)."""
+    worker's compiled code: JAX compiles every operation per dtype and shape), the tests
+    of an ``xdist_group`` go to one worker (``write_groups``), and a worker that dies hands
+    its unfinished specs on (the one it died in once more)."""
     if config.getoption("dist") != "load":
         return None
     from xdist.scheduler import LoadScopeScheduling
 
     class CompatScheduling(LoadScopeScheduling):
+        groups: dict[str, str] | None = None
+
         def _split_scope(self, nodeid: str) -> str:
+            if self.groups is None:  # every worker has collected (and written its groups) by now
+                self.groups = read_groups(run_directory)
+            if nodeid in self.groups:
+                return "group " + self.groups[nodeid]
             return DEVICE_IN_ID.sub("", nodeid)
 
         def _reschedule(self, node):
