@@ -15,28 +15,27 @@ import pytest
 from compat.results import records
 from tests.helpers import Jobs, output, reproducer_lines, run_pytest, run_reproducer, json_of
 
+pytestmark = pytest.mark.xdist_group("meta-broken-adapters")  # one worker: the module's fixtures are made once
 
 @dataclass(frozen=True)
 class Plant:
     adapter: str  # class in compat.adapters.broken
     name: str  # its adapter name
-    spec: str  # spec file
-    select: str  # -k expression
+    select: str  # -k expression of the specs that must catch it
     op: str
     kind: str
-    extra: tuple[str, ...] = ()
 
 
+SPECS = ["compat/specs/promotion.py", "compat/specs/broadcasting.py"]
 PLANTS = {
-    "int8_uint8": Plant("Int8Uint8PromotesToInt8", "broken_int8_uint8", "compat/specs/promotion.py",
+    "int8_uint8": Plant("Int8Uint8PromotesToInt8", "broken_int8_uint8",
                         "binary_operation_on_every_pair_of_dtypes and add", "add", "dtype"),
     # int32 with a Python float is 1 draw in ~56 of the Hypothesis spec, and a row of the
     # table beside it (test_python_scalar_with_every_dtype): the table makes it certain
-    "int32_pyfloat": Plant("Int32PlusFloatStaysInt32", "broken_int32_pyfloat", "compat/specs/promotion.py",
-                           "python_scalar and add", "add", "dtype", ("--hypothesis-seed", "0")),
-    "broadcast": Plant("AddBroadcastsWrongly", "broken_broadcast", "compat/specs/broadcasting.py",
-                       "elementwise_operands_broadcast and add", "add", "value", ("--hypothesis-seed", "0")),
-    "float32_value": Plant("Float32SlightlyOff", "broken_float32_value", "compat/specs/promotion.py",
+    "int32_pyfloat": Plant("Int32PlusFloatStaysInt32", "broken_int32_pyfloat", "python_scalar and add", "add", "dtype"),
+    "broadcast": Plant("AddBroadcastsWrongly", "broken_broadcast", "elementwise_operands_broadcast and add", "add",
+                       "value"),
+    "float32_value": Plant("Float32SlightlyOff", "broken_float32_value",
                            "binary_operation_on_every_pair_of_dtypes and add", "add", "value"),
 }
 SEEDS = (1, 2)
@@ -44,26 +43,26 @@ SEEDS = (1, 2)
 
 @pytest.fixture(scope="module")
 def jobs(tmp_path_factory):
+    """The broken adapters side by side (one child run, not one each), each on its specs:
+    in report mode (records), and in strict mode as a user runs it, with the shipped
+    registry, which must not hide these bugs. And NumPy alone, under two seeds."""
     tmp = tmp_path_factory.mktemp("meta")
-    table = {}
-    for key, plant in PLANTS.items():
-        for mode in ("report", "strict"):
-            args = [plant.spec, "-q", "--adapter", f"compat.adapters.broken:{plant.adapter}",
-                    "--compat-mode", mode, "-k", plant.select, *plant.extra]
-            # strict runs as a user would: with the shipped registry, which must not hide these bugs
-            table[(key, mode)] = (lambda args=args, where=tmp / f"{key}-{mode}", shipped=mode == "strict":
-                                  (where, run_pytest(args, where, shipped_registry=shipped)))
+    select = " or ".join(f"({plant.select} and {plant.name})" for plant in PLANTS.values())
+    plants = [*SPECS, "-q", "-k", select, "--hypothesis-seed", "0",
+              *(a for plant in PLANTS.values() for a in ("--adapter", f"compat.adapters.broken:{plant.adapter}"))]
+    table = {mode: (lambda mode=mode, where=tmp / mode: (where, run_pytest(
+                [*plants, "--compat-mode", mode], where, shipped_registry=mode == "strict")))
+             for mode in ("report", "strict")}
     for seed in SEEDS:
-        args = ["compat/specs/promotion.py", "compat/specs/broadcasting.py", "-q", "--backends", "numpy",
-                "--compat-mode", "report", "--hypothesis-seed", str(seed)]
+        args = [*SPECS, "-q", "--backends", "numpy", "--compat-mode", "report", "--hypothesis-seed", str(seed)]
         table[("numpy", seed)] = (lambda args=args, where=tmp / f"numpy-{seed}": (where, run_pytest(args, where)))
     started = Jobs(table)
     yield started
     started.close()
 
 
-def report_run(jobs, key):
-    where, process = jobs[(key, "report")]
+def report_run(jobs):
+    where, process = jobs["report"]
     assert process.returncode == 0, output(process)
     loaded = records.load(where / "results")
     assert loaded.problems == []
@@ -72,8 +71,11 @@ def report_run(jobs, key):
 
 
 def divergences(run, plant: Plant, kind: str | None = None) -> list[dict]:
-    return [r for r in json_of(run.divergences)
-            if r["backend"]["name"] == plant.name and r["op"] == plant.op and r["kind"] == (kind or plant.kind)]
+    return [r for r in of_plant(run, plant) if r["op"] == plant.op and r["kind"] == (kind or plant.kind)]
+
+
+def of_plant(run, plant: Plant) -> list[dict]:
+    return [r for r in json_of(run.divergences) if r["backend"]["name"] == plant.name]
 
 
 def result_lines(stdout: str, plant: Plant) -> tuple[str, str]:
@@ -100,7 +102,7 @@ def inputs_of(record: dict) -> dict[str, np.ndarray]:
 
 def test_int8_with_uint8_promoted_to_int8_is_a_dtype_divergence(jobs, tmp_path):
     plant = PLANTS["int8_uint8"]
-    run, _ = report_run(jobs, "int8_uint8")
+    run, _ = report_run(jobs)
     want = str(np.result_type(np.int8, np.uint8))  # int16
     found = divergences(run, plant)
     assert {r["signature"]["inputs"] for r in found} == {"int8,uint8", "uint8,int8"}, json_of(run.divergences)
@@ -108,7 +110,7 @@ def test_int8_with_uint8_promoted_to_int8_is_a_dtype_divergence(jobs, tmp_path):
         assert (record["signature"]["expected"], record["signature"]["actual"]) == (want, "int8")
         assert (record["expected"]["dtype"], record["actual"]["dtype"]) == (want, "int8")
         assert record["status"] == "new" and record["family"] == "promotion"
-    assert {r["kind"] for r in json_of(run.divergences)} == {"dtype"}  # the values fit int8: nothing else differs
+    assert {r["kind"] for r in of_plant(run, plant)} == {"dtype"}  # the values fit int8: nothing else differs
 
     reference, backend = result_lines(run_reproducer(found[0], tmp_path), plant)
     assert f": {want} " in reference and ": int8" in backend
@@ -120,7 +122,7 @@ def test_int8_with_uint8_promoted_to_int8_is_a_dtype_divergence(jobs, tmp_path):
 
 def test_int32_with_python_float_kept_int32_is_a_dtype_divergence(jobs, tmp_path):
     plant = PLANTS["int32_pyfloat"]
-    run, _ = report_run(jobs, "int32_pyfloat")
+    run, _ = report_run(jobs)
     found = divergences(run, plant)
     assert found, json_of(run.divergences)
     want = str(np.result_type(np.int32, 1.5))  # NEP 50: a Python float is weak, but int32 + float is float64
@@ -136,7 +138,7 @@ def test_int32_with_python_float_kept_int32_is_a_dtype_divergence(jobs, tmp_path
 
 def test_wrong_broadcast_is_a_value_divergence(jobs, tmp_path):
     plant = PLANTS["broadcast"]
-    run, _ = report_run(jobs, "broadcast")
+    run, _ = report_run(jobs)
     found = divergences(run, plant)
     assert found, json_of(run.divergences)
     assert not divergences(run, plant, "shape")  # the corruption keeps the shape
@@ -156,7 +158,7 @@ def test_wrong_broadcast_is_a_value_divergence(jobs, tmp_path):
 
 def test_slightly_wrong_float32_values_are_a_value_divergence(jobs, tmp_path):
     plant = PLANTS["float32_value"]
-    run, _ = report_run(jobs, "float32_value")
+    run, _ = report_run(jobs)
     found = divergences(run, plant)
     pairs = {r["signature"]["inputs"] for r in found}
     # every pair of dtypes that NumPy promotes to float32 (and only those) shows it
@@ -164,7 +166,7 @@ def test_slightly_wrong_float32_values_are_a_value_divergence(jobs, tmp_path):
              "float64", "complex64", "complex128"]
     to_float32 = {f"{a},{b}" for a in names for b in names if np.result_type(np.dtype(a), np.dtype(b)) == np.float32}
     assert to_float32 <= pairs and "float32,float32" in pairs, pairs
-    assert {r["kind"] for r in json_of(run.divergences)} == {"value"}
+    assert {r["kind"] for r in of_plant(run, plant)} == {"value"}
     for record in found:
         assert "ULP" in record["detail"] and "max abs error" in record["detail"]
     record = next(r for r in found if r["signature"]["inputs"] == "float32,float32")
@@ -182,7 +184,7 @@ def test_slightly_wrong_float32_values_are_a_value_divergence(jobs, tmp_path):
 @pytest.mark.parametrize("key", list(PLANTS))
 def test_strict_mode_fails_the_spec_naming_the_divergence(jobs, key):
     plant = PLANTS[key]
-    _, process = jobs[(key, "strict")]
+    _, process = jobs["strict"]
     text = output(process)
     assert process.returncode == 1, text
     assert "new divergence(s) against numpy" in process.stdout, text

@@ -12,6 +12,8 @@ from tests.helpers import output, run_pytest, json_of
 
 pytest.importorskip("torch")
 
+pytestmark = pytest.mark.xdist_group("meta-broken-gradients")  # one worker: the module's fixtures are made once
+
 SPEC = "compat/specs/gradients.py"
 PLANTS = {  # class -> (its adapter name, -k expression, the kind it must be caught as)
     "TanhGradientOffByOnePercent": ("broken_tanh_gradient", "test_gradient_of_random_programs and float64", "value"),
@@ -20,16 +22,24 @@ PLANTS = {  # class -> (its adapter name, -k expression, the kind it must be cau
 }
 
 
-@pytest.mark.parametrize("plant", PLANTS)
-def test_planted_gradient_bug_is_caught(plant, tmp_path):
-    name, select, kind = PLANTS[plant]
-    process = run_pytest([SPEC, "-k", select, "--adapter", f"compat.adapters.broken:{plant}",
-                          "--hypothesis-seed", "0", "-p", "no:xdist",
-                          "--device", "none"], tmp_path)  # the plants are in torch's own autodiff, on every device
+@pytest.fixture(scope="module")
+def run(tmp_path_factory):
+    """The broken adapters side by side, each on its spec, in one child run in strict mode."""
+    where = tmp_path_factory.mktemp("meta-gradients")
+    select = " or ".join(f"({spec} and {name})" for name, spec, _ in PLANTS.values())
+    process = run_pytest([SPEC, "-k", select, "--hypothesis-seed", "0", "-p", "no:xdist",
+                          "--device", "none",  # the plants are in torch's own autodiff, on every device
+                          *(a for plant in PLANTS for a in ("--adapter", f"compat.adapters.broken:{plant}"))], where)
     assert process.returncode == 1, output(process)  # strict mode: a new divergence fails the spec
-    loaded = records.load(tmp_path / "results")
+    loaded = records.load(where / "results")
     assert not loaded.problems, loaded.problems
-    found = [r for run in loaded.runs.values() for r in json_of(run.divergences) if r["backend"]["name"] == name]
+    return [r for run in loaded.runs.values() for r in json_of(run.divergences)]
+
+
+@pytest.mark.parametrize("plant", PLANTS)
+def test_planted_gradient_bug_is_caught(plant, run):
+    name, _, kind = PLANTS[plant]
+    found = [r for r in run if r["backend"]["name"] == name]
     caught = [r for r in found if r["kind"] == kind and r["reference"] == "numpy-fd" and r["op"] == "grad"]
     assert caught, f"no {kind} divergence against numpy-fd among {[(r['kind'], r['reference']) for r in found]}"
     if plant == "TanhGradientOffByOnePercent":  # shrunk to a program that has the planted op

@@ -4,10 +4,10 @@ public path ``--adapter compat.adapters.broken:Name``, record each with the righ
 kind and an example call in Python syntax, give a reproducer that shows NumPy and the
 broken adapter disagreeing, and fail the spec in strict mode.
 
-Each plant runs one spec (``-k``) in a child pytest in report mode (records), then in
-strict mode (exit code) on the same Hypothesis database, and one test checks both (under
-pytest-xdist, a second test of the same plant would run its children again on another
-worker). Seeds are fixed, since one plant's run time varies a lot from seed to seed.
+The plants run side by side, each on its spec (``-k``), in one child pytest in strict mode,
+which writes the records that report mode writes, and fails (tests/test_meta_broken_adapters.py
+checks report mode's exit code). The seed is fixed, since one plant's run time varies a lot
+from seed to seed.
 """
 
 from __future__ import annotations
@@ -20,7 +20,9 @@ import pytest
 
 from compat.adapters import broken
 from compat.results import records
-from tests.helpers import Jobs, output, reproducer_lines, run_pytest, run_reproducer, json_of
+from tests.helpers import output, reproducer_lines, run_pytest, run_reproducer, json_of
+
+pytestmark = pytest.mark.xdist_group("meta-broken-indexing")  # one worker: the module's fixtures are made once
 
 SPEC = "compat/specs/indexing.py"
 
@@ -32,7 +34,6 @@ class Plant:
     select: str  # -k expression
     op: str
     kinds: frozenset  # divergence kinds the plant may show (all of its records have one of them)
-    extra: tuple[str, ...] = ()
 
 
 PLANTS = {
@@ -40,56 +41,47 @@ PLANTS = {
     # Hypothesis shrinks each signature on its own: seed 0 records ~26 signatures in ~12 s,
     # while most seeds record 90-120 in 60-100 s (every seed tried found the bug).
     "negative_step": Plant("NegativeStepSliceOffByOne", "broken_negative_step", "test_basic_indexing",
-                           "getitem", frozenset({"shape"}), ("--hypothesis-seed", "0")),
+                           "getitem", frozenset({"shape"})),
     # the spec draws every layout of advanced indices early (strategies.input_classes),
     # so the default 40 examples catch it under any seed
     "advanced_order": Plant("AdvancedIndicesLeftInPlace", "broken_advanced_order",
-                            "test_advanced_indices_mixed_with_slices", "getitem", frozenset({"shape", "value"}),
-                            ("--hypothesis-seed", "0")),
+                            "test_advanced_indices_mixed_with_slices", "getitem", frozenset({"shape", "value"})),
     "clamp": Plant("OutOfBoundsIndicesClamped", "broken_clamp", "test_invalid_indices_raise",
-                   "getitem", frozenset({"error"}), ("--hypothesis-seed", "0")),
+                   "getitem", frozenset({"error"})),
     "duplicate_add": Plant("AddAtLastWriteWins", "broken_duplicate_add",
-                           "test_functional_update_with_duplicate_indices and add_at", "add_at", frozenset({"value"}),
-                           ("--hypothesis-seed", "0")),
+                           "test_functional_update_with_duplicate_indices and add_at", "add_at", frozenset({"value"})),
 }
 
 
-def run_plant(plant: Plant, where) -> dict:
-    """The plant's spec in report mode, then in strict mode (the default) on the same
-    Hypothesis database, as a user's rerun would: it replays the shrunk examples at
-    once instead of searching and shrinking again. Both with the helpers' empty registry."""
-    args = [SPEC, "-q", "--adapter", f"compat.adapters.broken:{plant.adapter}", "-k", plant.select, *plant.extra]
-    report = run_pytest([*args, "--compat-mode", "report"], where, results=where / "report")
-    strict = run_pytest(args, where, results=where / "strict")
-    return {"report": (where / "report", report), "strict": (where / "strict", strict)}
-
-
 @pytest.fixture(scope="module")
-def jobs(tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("meta-indexing")
-    started = Jobs({key: (lambda plant=plant, where=tmp / key: run_plant(plant, where))
-                    for key, plant in PLANTS.items()})
-    yield started
-    started.close()
-
-
-def report_divergences(jobs, key) -> list[dict]:
-    """The plant's divergence records (all of its op and kinds), from its report-mode run."""
-    plant = PLANTS[key]
-    results, process = jobs[key]["report"]
-    assert process.returncode == 0, output(process)
-    loaded = records.load(results)
+def run(tmp_path_factory):
+    """The plants' specs in strict mode (the default), with the helpers' empty registry."""
+    where = tmp_path_factory.mktemp("meta-indexing")
+    select = " or ".join(f"({plant.select} and {plant.name})" for plant in PLANTS.values())
+    process = run_pytest([SPEC, "-q", "-k", select, "--hypothesis-seed", "0",
+                          *(a for plant in PLANTS.values() for a in ("--adapter", f"compat.adapters.broken:{plant.adapter}"))],
+                         where)
+    loaded = records.load(where / "results")
     assert loaded.problems == []
-    (run,) = loaded.runs.values()
-    assert json_of(run.divergences), output(process)
-    assert {r["backend"]["name"] for r in json_of(run.divergences)} == {plant.name}
-    assert {r["op"] for r in json_of(run.divergences)} == {plant.op}, [r["example"]["call"] for r in json_of(run.divergences)]
-    assert {r["kind"] for r in json_of(run.divergences)} <= plant.kinds, [r["detail"] for r in json_of(run.divergences)]
-    for record in json_of(run.divergences):
+    (records_run,) = loaded.runs.values()
+    found = json_of(records_run.divergences)
+    assert {r["backend"]["name"] for r in found} <= {plant.name for plant in PLANTS.values()}, output(process)
+    return found, process
+
+
+def divergences(run, key) -> list[dict]:
+    """The plant's divergence records (all of its op and kinds)."""
+    plant = PLANTS[key]
+    found, process = run
+    found = [r for r in found if r["backend"]["name"] == plant.name]
+    assert found, output(process)
+    assert {r["op"] for r in found} == {plant.op}, [r["example"]["call"] for r in found]
+    assert {r["kind"] for r in found} <= plant.kinds, [r["detail"] for r in found]
+    for record in found:
         assert record["family"] == "indexing" and record["status"] == "new" and record["known"] is None
         fault = getattr(broken, plant.adapter)
         assert record["backend"]["adapter"] == f"{fault.__module__}:{fault.__qualname__}"
-    return json_of(run.divergences)
+    return found
 
 
 def simplest(found: list[dict]) -> dict:
@@ -141,35 +133,23 @@ def items_of(index) -> tuple:
 
 # -- strict mode ----------------------------------------------------------------------
 
-def signatures(run) -> set[tuple]:
-    return {(r["op"], r["kind"], r["signature"]["inputs"], r["signature"]["expected"], r["signature"]["actual"])
-            for r in json_of(run.divergences)}
-
-
-def check_strict_mode_fails_the_spec(jobs, key):
-    """The strict run (on the report run's Hypothesis database) exits 1 and names the divergences."""
+def check_strict_mode_fails_the_spec(run, key):
+    """The run exits 1 and names the plant's divergences."""
     plant = PLANTS[key]
-    results, process = jobs[key]["strict"]
+    _, process = run
     text = output(process)
     assert process.returncode == 1, text
     assert "new divergence(s) against numpy" in process.stdout, text
     kinds = "|".join(sorted(plant.kinds))
     assert re.search(rf"{plant.name} \w+ \[(?:{kinds})\] {plant.op}\(", process.stdout), text
     assert "Traceback" not in text
-    loaded = records.load(results)
-    assert loaded.problems == []
-    # the rerun on the report run's database finds the same divergences, all new
-    (run,) = loaded.runs.values()
-    (report,) = records.load(jobs[key]["report"][0]).runs.values()
-    assert signatures(run) == signatures(report) != set()
-    assert {r["status"] for r in json_of(run.divergences)} == {"new"}
 
 
 # -- (a) negative-step slices start one element late ---------------------------------------------
 
-def test_negative_step_slice_off_by_one_is_a_shape_divergence(jobs, tmp_path):
+def test_negative_step_slice_off_by_one_is_a_shape_divergence(run, tmp_path):
     plant = PLANTS["negative_step"]
-    found = report_divergences(jobs, "negative_step")
+    found = divergences(run, "negative_step")
     for record in found:
         x, index = subscript(record)
         steps = [i.step for i in items_of(index) if isinstance(i, slice) and i.step is not None]
@@ -190,7 +170,7 @@ def test_negative_step_slice_off_by_one_is_a_shape_divergence(jobs, tmp_path):
     assert str(truth.tolist()) in reference
     assert shown_shape(backend) == tuple(record["actual"]["shape"]) != truth.shape
 
-    check_strict_mode_fails_the_spec(jobs, "negative_step")
+    check_strict_mode_fails_the_spec(run, "negative_step")
 
 
 # -- (b) advanced indices separated by a slice left in place ---------------------------------------
@@ -204,9 +184,9 @@ def moved_to_first_array(truth: np.ndarray, x: np.ndarray, index: tuple) -> np.n
     return np.moveaxis(truth, list(range(rank)), list(range(before, before + rank)))
 
 
-def test_advanced_indices_left_in_place_is_detected(jobs, tmp_path):
+def test_advanced_indices_left_in_place_is_detected(run, tmp_path):
     plant = PLANTS["advanced_order"]
-    found = report_divergences(jobs, "advanced_order")
+    found = divergences(run, "advanced_order")
     for record in found:
         x, index = subscript(record)
         arrays = [n for n, item in enumerate(index) if isinstance(item, np.ndarray)]
@@ -231,14 +211,14 @@ def test_advanced_indices_left_in_place_is_detected(jobs, tmp_path):
     shown = numbers(backend.split(", ...", 1)[0])  # Outcome.describe() shows 8 values at most
     assert len(shown) == min(wrong.size, 8) and shown == list(wrong.reshape(-1)[:8])
 
-    check_strict_mode_fails_the_spec(jobs, "advanced_order")
+    check_strict_mode_fails_the_spec(run, "advanced_order")
 
 
 # -- (c) out-of-range indices clamped instead of raising ---------------------------------------------
 
-def test_clamped_out_of_bounds_index_is_an_error_divergence(jobs, tmp_path):
+def test_clamped_out_of_bounds_index_is_an_error_divergence(run, tmp_path):
     plant = PLANTS["clamp"]
-    found = report_divergences(jobs, "clamp")
+    found = divergences(run, "clamp")
     for record in found:
         assert (record["signature"]["expected"], record["signature"]["actual"]) == ("index", "ok")
         assert record["expected"]["error"]["type"] == "builtins.IndexError"
@@ -259,7 +239,7 @@ def test_clamped_out_of_bounds_index_is_an_error_divergence(jobs, tmp_path):
     assert reference.startswith("raised IndexError")
     assert backend.startswith("int32[") and "raised" not in backend
 
-    check_strict_mode_fails_the_spec(jobs, "clamp")
+    check_strict_mode_fails_the_spec(run, "clamp")
 
 
 # -- (d) add_at with duplicate indices keeps the last write --------------------------------------------
@@ -276,9 +256,9 @@ def last_write_wins(x, index, values):
     return y
 
 
-def test_add_at_keeping_the_last_write_is_a_value_divergence(jobs, tmp_path):
+def test_add_at_keeping_the_last_write_is_a_value_divergence(run, tmp_path):
     plant = PLANTS["duplicate_add"]
-    found = report_divergences(jobs, "duplicate_add")
+    found = divergences(run, "duplicate_add")
     for record in found:
         call = record["example"]["call"]
         assert call.startswith("add_at(x0, (np.array(") and call.endswith(", x2)"), call
@@ -297,4 +277,4 @@ def test_add_at_keeping_the_last_write_is_a_value_divergence(jobs, tmp_path):
     assert numbers(reference) == list(add_at(x, index, values).reshape(-1))
     assert numbers(backend) == list(last_write_wins(x, index, values).reshape(-1))
 
-    check_strict_mode_fails_the_spec(jobs, "duplicate_add")
+    check_strict_mode_fails_the_spec(run, "duplicate_add")
