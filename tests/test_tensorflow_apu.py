@@ -9,7 +9,6 @@ and the tests below check them.
 from __future__ import annotations
 
 import ctypes
-import fcntl
 import importlib.util
 import itertools
 import json
@@ -38,13 +37,6 @@ KERNELS = [
 
 
 @pytest.fixture(scope="session")
-def shared(tmp_path_factory) -> Path:
-    """A directory the xdist workers of this session share: build and children run once."""
-    base = tmp_path_factory.getbasetemp()
-    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
-
-
-@pytest.fixture(scope="session")
 def library() -> Path:
     # compat's cache, where the specs' APU rows build it too: one compile a session, not two
     return apu.build()
@@ -64,23 +56,14 @@ def _child(worker: str, library: Path, env: dict[str, str] | None = None) -> dic
     return json.loads(proc.stdout.splitlines()[-1])
 
 
-def _child_once(shared: Path, worker: str, library: Path) -> dict:
-    found = shared / f"{worker}.json"
-    with open(shared / f"{worker}.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if not found.exists():
-            found.write_text(json.dumps(_child(worker, library)))
-    return json.loads(found.read_text())
+@pytest.fixture(scope="module")
+def main(library) -> dict:
+    return _child("_worker_main", library)
 
 
 @pytest.fixture(scope="module")
-def main(shared, library) -> dict:
-    return _child_once(shared, "_worker_main", library)
-
-
-@pytest.fixture(scope="module")
-def two_devices(shared, library) -> dict:
-    return _child_once(shared, "_worker_two_devices", library)
+def two_devices(library) -> dict:
+    return _child("_worker_two_devices", library)
 
 
 # ---------------------------------------------------------------- build
