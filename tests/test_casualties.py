@@ -19,7 +19,7 @@ from compat.harness import inflight
 from compat.results import records
 from tests.helpers import REPO, Jobs, empty_registry, output, run_pytest, subprocess_env
 
-pytestmark = pytest.mark.xdist_group("casualties")  # one worker: the module's fixtures are made once
+pytestmark = [pytest.mark.xdist_group("casualties"), pytest.mark.slow]  # one worker: its fixtures are made once
 
 SPEC = "compat/specs/placement.py::test_elementwise_kernels_on_special_values"
 MODES = {"xdist": ["-n", "2"], "no-xdist": ["-p", "no:xdist"]}

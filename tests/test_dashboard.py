@@ -696,6 +696,7 @@ def synthesize(fixture: Path, out: Path, total: int = 100_000, runs: int = 40) -
     return runs * (total // runs)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("total, runs", [(30_000, 40), (20_000, 1)])
 def test_many_records_make_a_dashboard_under_5_mb(tmp_path, total, runs):
     """Many records in 40 runs, or in one run (whose cells outgrow every cap all the same):

@@ -109,19 +109,31 @@ def test_a_device_param_runs_on_the_worker_of_its_twin_without_a_device():
     assert make_scheduler(XdistOptions("loadfile"), None, Path("unused")) is None  # another --dist mode stands
 
 
-def test_the_tests_of_an_xdist_group_go_to_one_worker(tmp_path):
+def test_the_tests_of_an_xdist_group_go_to_one_worker_and_slow_tests_go_first(tmp_path):
     pytest.importorskip("xdist")
-    from compat.harness.supervision import make_scheduler, write_groups
+    from compat.harness.supervision import make_scheduler, write_hints
 
-    marked = pytest.mark.xdist_group("casualties").mark
+    grouped, slow = pytest.mark.xdist_group("casualties").mark, pytest.mark.slow.mark
     module = "tests/test_casualties.py::"
-    items = [type("Item", (), {"nodeid": module + name, "iter_markers": lambda self, name, marks=marks:
-                               [m for m in marks if m.name == name]})()
-             for name, marks in [("test_a[xdist]", [marked]), ("test_b", [marked]), ("test_c", []), ("test_d", [])]]
-    write_groups(tmp_path, "gw0", items)  # what a worker tells the controller when it has collected
-    scope = make_scheduler(XdistOptions("load"), None, tmp_path)._split_scope
+    marks = {"test_a[xdist]": [grouped], "test_b": [grouped], "test_c": [], "test_d": [slow], "test_e": []}
+    items = [type("Item", (), {"nodeid": module + name,
+                               "iter_markers": lambda self, name, marks=marks: [m for m in marks if m.name == name],
+                               "get_closest_marker": lambda self, name, marks=marks:
+                               next((m for m in marks if m.name == name), None)})()
+             for name, marks in marks.items()]
+    write_hints(tmp_path, "gw0", items)  # what a worker tells the controller when it has collected
+    scheduler = make_scheduler(XdistOptions("load"), None, tmp_path)
+    scope = scheduler._split_scope
     assert scope(module + "test_a[xdist]") == scope(module + "test_b")
     assert len({scope(module + "test_a[xdist]"), scope(module + "test_c"), scope(module + "test_d")}) == 3
+
+    workers = [Worker("gw0"), Worker("gw1")]
+    for worker in workers:
+        scheduler.add_node(worker)
+        scheduler.add_node_collection(worker, [item.nodeid for item in items])
+    scheduler.schedule()
+    # the slow test first, though xdist hands out the scopes of more tests (the group) first
+    assert scheduler.collection[workers[0].sent[0]] == module + "test_d", [scheduler.collection[i] for i in workers[0].sent]
 
 
 class Worker:

@@ -15,7 +15,7 @@ import pytest
 from compat.results import records
 from tests.helpers import Jobs, output, reproducer_lines, run_pytest, run_reproducer, json_of
 
-pytestmark = pytest.mark.xdist_group("meta-broken-adapters")  # one worker: the module's fixtures are made once
+pytestmark = [pytest.mark.xdist_group("meta-broken-adapters"), pytest.mark.slow]  # one worker: its fixtures are made once
 
 @dataclass(frozen=True)
 class Plant:

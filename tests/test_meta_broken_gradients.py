@@ -12,7 +12,7 @@ from tests.helpers import output, run_pytest, json_of
 
 pytest.importorskip("torch")
 
-pytestmark = pytest.mark.xdist_group("meta-broken-gradients")  # one worker: the module's fixtures are made once
+pytestmark = [pytest.mark.xdist_group("meta-broken-gradients"), pytest.mark.slow]  # one worker: its fixtures are made once
 
 SPEC = "compat/specs/gradients.py"
 PLANTS = {  # class -> (its adapter name, -k expression, the kind it must be caught as)

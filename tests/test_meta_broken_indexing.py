@@ -22,7 +22,7 @@ from compat.adapters import broken
 from compat.results import records
 from tests.helpers import output, reproducer_lines, run_pytest, run_reproducer, json_of
 
-pytestmark = pytest.mark.xdist_group("meta-broken-indexing")  # one worker: the module's fixtures are made once
+pytestmark = [pytest.mark.xdist_group("meta-broken-indexing"), pytest.mark.slow]  # one worker: its fixtures are made once
 
 SPEC = "compat/specs/indexing.py"
 

@@ -13,7 +13,7 @@ from compat.core import dtypes
 from compat.results import records
 from tests.helpers import json_of, output, reproducer_lines, run_pytest, run_reproducer
 
-pytestmark = pytest.mark.xdist_group("meta-broken-numerics")  # one worker: the module's fixtures are made once
+pytestmark = [pytest.mark.xdist_group("meta-broken-numerics"), pytest.mark.slow]  # one worker: its fixtures are made once
 
 SPEC = "compat/specs/numerics.py"
 PLANTS = {  # adapter class -> (its name, the operation it breaks)

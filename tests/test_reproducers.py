@@ -26,7 +26,7 @@ from compat.core.case import Case
 from compat.core.programs import Node, Program
 from compat.harness.selection import select
 
-pytestmark = pytest.mark.xdist_group("reproducers")  # one worker: the module's fixtures are made once
+pytestmark = [pytest.mark.xdist_group("reproducers"), pytest.mark.slow]  # one worker: its fixtures are made once
 
 INSTALLED = [a for a in select(None, [])[0]]
 

@@ -17,6 +17,7 @@ from compat.harness import selftest
 from tests.helpers import REPO, subprocess_env
 
 
+@pytest.mark.slow
 def test_every_plugin_fault_is_detected(tmp_path):
     backends = selftest.plugin_backends(None)
     if not backends:

@@ -23,7 +23,7 @@ import pytest
 from compat.devices import DeviceBuildError
 from compat.devices import tensorflow_apu as apu
 
-pytestmark = pytest.mark.xdist_group("tensorflow-apu")  # one worker: the module's fixtures are made once
+pytestmark = [pytest.mark.xdist_group("tensorflow-apu"), pytest.mark.slow]  # one worker: its fixtures are made once
 
 if importlib.util.find_spec("tensorflow") is None:
     pytest.skip("TensorFlow is not installed", allow_module_level=True)

@@ -21,7 +21,7 @@ pytest.importorskip("torch")
 
 from compat.devices import DeviceBuildError, torch_apu  # noqa: E402
 
-pytestmark = pytest.mark.xdist_group("torch-apu")  # one worker: the module's fixtures are made once
+pytestmark = [pytest.mark.xdist_group("torch-apu"), pytest.mark.slow]  # one worker: its fixtures are made once
 
 # Every child starts with this: the device loaded, and helpers.
 PRELUDE = """

@@ -173,6 +173,7 @@ def pytest_configure(config):
                                        "(promotion-grid, invalid-indices)")
     # pytest-xdist's mark, registered here too for runs without xdist; compat's scheduler honours it
     config.addinivalue_line("markers", "xdist_group(name): under pytest-xdist, the group's tests run on one worker")
+    config.addinivalue_line("markers", "slow: a test of many seconds; under pytest-xdist compat's scheduler starts it first")
     try:
         compat = CompatSession(config)
         check_writable(compat.results)
@@ -246,18 +247,18 @@ def pytest_collection_modifyitems(items):
 
 @pytest.hookimpl(tryfirst=True)  # before xdist sends the collection to the controller
 def pytest_collection_finish(session):
-    """An xdist worker of compat's scheduler tells it the groups of its tests."""
+    """An xdist worker of compat's scheduler tells it the groups and slow ones of its tests."""
     workerinput = getattr(session.config, "workerinput", {})
-    if workerinput.get("compat_groups"):
-        supervision.write_groups(session_of(session.config).run_directory, workerinput["workerid"], session.items)
+    if workerinput.get("compat_hints"):
+        supervision.write_hints(session_of(session.config).run_directory, workerinput["workerid"], session.items)
 
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_configure_node(node):
     """pytest-xdist: every worker writes under the controller's run id, and tells compat's
-    scheduler the groups of its tests."""
+    scheduler the groups and slow ones of its tests."""
     node.workerinput["compat_run_id"] = session_of(node.config).run_id
-    node.workerinput["compat_groups"] = node.config.getoption("dist") == "load"
+    node.workerinput["compat_hints"] = node.config.getoption("dist") == "load"
 
 
 @pytest.hookimpl(optionalhook=True)

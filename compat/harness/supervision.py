@@ -30,7 +30,7 @@ from compat.harness.isolation import CALL_LIMIT, MEMORY_LIMIT, death_notice
 SUPERVISED = "COMPAT_SUPERVISED"  # set in a supervised child: the run id it writes under
 FINISHED = "finished-{worker}"  # a process that ended its session normally leaves this file
 DONE = "done-{worker}.txt"  # node ids of the specs it finished, one per line
-GROUPS = "groups-{worker}.json"  # an xdist worker's tests of an xdist_group: node id -> group
+HINTS = "hints-{worker}.json"  # what an xdist worker tells the scheduler of its tests' marks
 # the device in an xp param's id: "[jax[x64]@cpu:1-add]" (faulty devices, "@apu:0!fault", are left alone)
 DEVICE_IN_ID = re.compile(r"(?:@[A-Za-z]+:\d+|~[a-z]+)+(?=[-\]])")  # a device or an execution mode
 
@@ -138,49 +138,69 @@ class Progress:
 
 # -- with xdist: the controller ------------------------------------------------------
 
-def write_groups(run_directory: Path, worker: str, items) -> None:
-    """In an xdist worker: the ``xdist_group`` of each marked test, for compat's scheduler
-    (which stands in for xdist's --dist loadgroup) to hand the whole group to one worker:
-    fixtures its tests share, such as a module's child runs, are then made once, not once
-    per worker. Every worker collects the same tests; each writes its own file."""
-    groups = {}
+def write_hints(run_directory: Path, worker: str, items) -> None:
+    """In an xdist worker, for compat's scheduler: the ``xdist_group`` of each test that has
+    one (the scheduler stands in for xdist's --dist loadgroup and hands a group to one
+    worker: fixtures its tests share, such as a module's child runs, are made once, not once
+    per worker), and the tests marked ``slow`` (handed out first: a long test begun last
+    leaves the other workers idle at the end). Every worker collects the same tests and
+    writes its own file."""
+    groups, slow = {}, []
     for item in items:
         names = sorted({str(mark.args[0] if mark.args else mark.kwargs.get("name", "default"))
                         for mark in item.iter_markers("xdist_group")})
         if names:
             groups[item.nodeid] = "_".join(names)
+        if item.get_closest_marker("slow"):
+            slow.append(item.nodeid)
     run_directory.mkdir(parents=True, exist_ok=True)
-    target = run_directory / GROUPS.format(worker=worker)
-    target.with_suffix(".tmp").write_text(json.dumps(groups))
+    target = run_directory / HINTS.format(worker=worker)
+    target.with_suffix(".tmp").write_text(json.dumps({"groups": groups, "slow": slow}))
     target.with_suffix(".tmp").replace(target)
 
 
-def read_groups(run_directory: Path) -> dict[str, str]:
-    groups = {}
-    for path in run_directory.glob(GROUPS.format(worker="*")):
-        groups.update(json.loads(path.read_text()))
-    return groups
+def read_hints(run_directory: Path) -> tuple[dict[str, str], set[str]]:
+    """The groups (node id -> group) and slow tests the workers wrote."""
+    groups, slow = {}, set()
+    for path in run_directory.glob(HINTS.format(worker="*")):
+        hints = json.loads(path.read_text())
+        groups.update(hints["groups"])
+        slow.update(hints["slow"])
+    return groups, slow
 
 
 def make_scheduler(config, log, run_directory: Path):
     """pytest-xdist's default distribution with three changes: a spec on a device goes to
     the worker that runs it without one (its reference-device side then reuses that
     worker's compiled code: JAX compiles every operation per dtype and shape), the tests
-    of an ``xdist_group`` go to one worker (``write_groups``), and a worker that dies hands
-    its unfinished specs on (the one it died in once more)."""
+    of an ``xdist_group`` go to one worker and slow tests go first (``write_hints``), and a
+    worker that dies hands its unfinished specs on (the one it died in once more)."""
     if config.getoption("dist") != "load":
         return None
     from xdist.scheduler import LoadScopeScheduling
 
     class CompatScheduling(LoadScopeScheduling):
-        groups: dict[str, str] | None = None
+        hints: tuple[dict[str, str], set[str]] | None = None
+        slow_first = False  # the slow tests' scopes moved to the head of the queue
+
+        def marks(self) -> tuple[dict[str, str], set[str]]:
+            if self.hints is None:  # asked once every worker has collected (and written its hints)
+                self.hints = read_hints(run_directory)
+            return self.hints
 
         def _split_scope(self, nodeid: str) -> str:
-            if self.groups is None:  # every worker has collected (and written its groups) by now
-                self.groups = read_groups(run_directory)
-            if nodeid in self.groups:
-                return "group " + self.groups[nodeid]
+            groups, _ = self.marks()
+            if nodeid in groups:
+                return "group " + groups[nodeid]
             return DEVICE_IN_ID.sub("", nodeid)
+
+        def _assign_work_unit(self, node):
+            if not self.slow_first:
+                self.slow_first = True
+                slow = {self._split_scope(nodeid) for nodeid in self.marks()[1]}
+                for scope in reversed([scope for scope in self.workqueue if scope in slow]):
+                    self.workqueue.move_to_end(scope, last=False)
+            super()._assign_work_unit(node)
 
         def _reschedule(self, node):
             if node not in self.registered_collections:
