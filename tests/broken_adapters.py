@@ -28,7 +28,8 @@ class NotBroken(NumpyAdapter):
 # -- isolation (tests/test_isolation.py)
 
 class AbortsOnNegativeInts(NumpyAdapter):
-    """Kills its process on a negative Python int, as TensorFlow sometimes does; says so."""
+    """Kills its process on a negative Python int, as TensorFlow sometimes does, without a
+    word; chatty on stderr before, as frameworks are (TensorFlow's start-up logs)."""
 
     name = "aborts_on_negative_ints"
 
@@ -40,10 +41,12 @@ class AbortsOnNegativeInts(NumpyAdapter):
         return self.fatal(args)
 
     def call(self, op, args, kwargs=None, device=None):
-        if self.fatal(args):
-            import os
+        import os
+        import sys
 
+        if self.fatal(args):
             os.abort()
+        print(f"I0000 {op}: oneDNN custom operations are on", file=sys.stderr, flush=True)
         return super().call(op, args, kwargs, device)
 
 

@@ -14,6 +14,7 @@ outgrows its limit is killed, a ``crash`` that says so.
 
 from __future__ import annotations
 
+import os
 import pickle
 import resource
 import select
@@ -86,30 +87,32 @@ class Isolation:
             if isinstance(ready, Outcome):
                 return ready
         child, errors = self.children[spec]
+        since = os.fstat(errors.fileno()).st_size  # what the child prints from here on is the call's
         try:
             send(child.stdin, request)
         except BrokenPipeError:
-            return self.death(child, errors)
-        reply = self.answer(child, errors, limit)
+            return self.death(child, errors, since)
+        reply = self.answer(child, errors, limit, since)
         return reply if isinstance(reply, Outcome) else pickle.loads(reply)
 
-    def answer(self, child: subprocess.Popen, errors, limit: float) -> bytes | Outcome:
+    def answer(self, child: subprocess.Popen, errors, limit: float, since: int = 0) -> bytes | Outcome:
         """The child's next message, or the outcome of its death, its silence past
-        ``limit`` seconds, or its memory past the memory limit."""
-        failure = self.wait(child, errors, limit)
+        ``limit`` seconds, or its memory past the memory limit. Its stderr from byte
+        ``since`` on says why it died (not the framework's start-up logs before)."""
+        failure = self.wait(child, errors, limit, since)
         if failure is not None:
             return failure
         try:
             return receive(child.stdout)
         except EOFError:
-            return self.death(child, errors)
+            return self.death(child, errors, since)
 
-    def wait(self, child: subprocess.Popen, errors, limit: float) -> Outcome | None:
+    def wait(self, child: subprocess.Popen, errors, limit: float, since: int) -> Outcome | None:
         """None once the child's output is readable (a message, or the end of a child that died)."""
         deadline = time.monotonic() + limit
         while not select.select([child.stdout], [], [], 0.25)[0]:
             if child.poll() is not None:
-                return self.death(child, errors)
+                return self.death(child, errors, since)
             if resident_bytes(child.pid) > self.memory_limit:
                 child.kill()
                 child.wait()
@@ -122,9 +125,9 @@ class Isolation:
         return None
 
     @staticmethod
-    def death(child: subprocess.Popen, errors) -> Outcome:
+    def death(child: subprocess.Popen, errors, since: int) -> Outcome:
         child.wait()
-        errors.seek(0)
+        errors.seek(since)
         stderr = errors.read().decode(errors="replace")
         return Outcome(error=Crash(death_notice(child.returncode, stderr)), error_category="crash")
 
