@@ -86,14 +86,14 @@ class Jobs:
     """Subprocess runs of one test module, each waited for by the test that needs it.
 
     On first use all of them are started together (a pool as wide as the
-    machine), since each costs seconds of start-up. A module that uses Jobs is one
+    machine, or ``width``), since each costs seconds of start-up. A module that uses Jobs is one
     ``xdist_group`` (tests/test_layout.py checks it): under pytest-xdist its tests
     run on one worker, so each job runs once."""
 
-    def __init__(self, jobs: dict[object, Callable[[], object]]):
+    def __init__(self, jobs: dict[object, Callable[[], object]], width: int | None = None):
         self.jobs = jobs
         self.futures: dict[object, Future] = {}
-        self.executor = ThreadPoolExecutor(max_workers=max(2, os.cpu_count() or 2))
+        self.executor = ThreadPoolExecutor(max_workers=width or max(2, os.cpu_count() or 2))
 
     def __getitem__(self, name):
         for key in self.jobs:

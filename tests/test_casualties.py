@@ -12,6 +12,7 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -43,7 +44,9 @@ def arguments(mode: str) -> list[str]:
 @pytest.fixture(scope="module")
 def jobs(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("casualties")
-    jobs = Jobs({mode: (lambda m=mode: run_pytest(arguments(m), tmp / m, supervised=True)) for mode in MODES})
+    table = {mode: (lambda m=mode: run_pytest(arguments(m), tmp / m, supervised=True)) for mode in MODES}
+    table["killed"] = lambda: kill_a_worker_mid_run(tmp / "killed")
+    jobs = Jobs(table, width=len(table))  # they mostly wait: for a hung call's limit, a worker to kill
     yield jobs, tmp
     jobs.close()
 
@@ -71,13 +74,15 @@ def test_every_casualty_is_a_record_and_the_run_finishes(jobs, mode):
             assert reproduced.stdout.startswith("numpy "), reproduced.stdout
 
 
-def test_a_worker_killed_mid_run_loses_no_record_and_the_run_finishes(tmp_path):
-    """kill -9 of one xdist worker while it runs specs: the run goes on with a replacement."""
-    results = tmp_path / "results"
+def kill_a_worker_mid_run(tmp: Path) -> tuple[Path | None, bytes, bytes, str, int]:
+    """kill -9 of one xdist worker while it runs specs, once it has written a record of
+    an earlier spec: (its records file, the file before the kill and after the run, the
+    run's output, its exit code)."""
+    results = tmp / "results"
     command = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "compat/specs/promotion.py", "-q", "-n", "2",
                "-k", "zero_dim", "--backends", "tests.broken_adapters:SlowNumpy", "--device", "none",
-               "--compat-results", str(results), "--compat-registry", str(empty_registry(tmp_path))]
-    process = subprocess.Popen(command, cwd=REPO, env=subprocess_env(tmp_path), stdout=subprocess.PIPE,
+               "--compat-results", str(results), "--compat-registry", str(empty_registry(tmp))]
+    process = subprocess.Popen(command, cwd=REPO, env=subprocess_env(tmp), stdout=subprocess.PIPE,
                                stderr=subprocess.STDOUT, text=True)
     victim, before = None, b""
     deadline = time.monotonic() + 120
@@ -92,8 +97,13 @@ def test_a_worker_killed_mid_run_loses_no_record_and_the_run_finishes(tmp_path):
                 victim = written
                 break
     out, _ = process.communicate(timeout=900)
+    return victim, before, victim.read_bytes() if victim else b"", out, process.returncode
+
+
+def test_a_worker_killed_mid_run_loses_no_record_and_the_run_finishes(jobs):
+    """kill -9 of one xdist worker while it runs specs: the run goes on with a replacement."""
+    victim, before, after, out, returncode = jobs[0]["killed"]
     assert victim is not None, out
-    assert process.returncode in (0, 1), out  # finished, not hung or crashed
-    after = victim.read_bytes()
+    assert returncode in (0, 1), out  # finished, not hung or crashed
     assert after.startswith(before[:before.rfind(b"\n") + 1]), "records written before the kill were lost"
     assert "casualties: 1 spec(s)" in out and "1 rerun" in out, out
