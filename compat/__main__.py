@@ -78,7 +78,9 @@ def main(argv: list[str] | None = None) -> int:
                                                "went undetected. Extra arguments go to pytest.")
     selftest.add_argument("--backends", default=None, metavar="LIST", help="tensorflow, torch (default: both, if installed)")
     selftest.add_argument("--seed", type=int, default=0, help="fault and Hypothesis seed (default: 0)")
-    selftest.add_argument("-n", "--workers", default="auto", help="pytest-xdist workers per fault (default: auto)")
+    selftest.add_argument("-n", "--workers", default="auto",
+                          help="pytest-xdist workers of each device's run (default: auto; two runs at a time); "
+                               "0: each run one process, all runs at once")
 
     detect = commands.add_parser("detect", help="run deliberately broken adapters under N seeds and show which specs catch them",
                                  description="Run each fault of compat.adapters.broken (an adapter with one rule of NumPy's "

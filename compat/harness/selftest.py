@@ -123,9 +123,10 @@ def main(backends: str | None = None, seed: int = 0, workers: str = "auto", extr
             runs.append((adapter, device, Path(scratch) / adapter.name, extra or [], False))
             if adapter.plugin.fatal_faults:
                 runs.append((adapter, device, Path(scratch) / f"{adapter.name}-fatal", [], True))
-        # two runs at a time: a fatal run spends most of its time waiting (a worker's
-        # replacement starting, a hung call's limit), which the other run fills
-        with ThreadPoolExecutor(max_workers=2) as pool:
+        # a fatal run spends most of its time waiting (a worker's replacement starting, a hung
+        # call's limit), which another run fills: two at a time, or all of them when each
+        # device run is one process (-n 0)
+        with ThreadPoolExecutor(max_workers=len(runs) if workers == "0" else 2) as pool:
             futures = [pool.submit(run_faults, adapter, device, seed, workers, folder, more, fatal=fatal)
                        for adapter, device, folder, more, fatal in runs]
             results = [result for future in futures for result in future.result()]
