@@ -94,7 +94,7 @@ class AllocatesWithoutBound(NumpyAdapter):
 
 
 class SlowNumpy(NumpyAdapter):
-    """Right, but every call takes 50 ms, as on a simulated or remote device: a run long
+    """Right, but every call takes 20 ms, as on a simulated or remote device: a run long
     enough for a test to kill one of its workers in the middle of a spec."""
 
     name = "slow_numpy"
@@ -102,7 +102,7 @@ class SlowNumpy(NumpyAdapter):
     def call(self, op, args, kwargs=None, device=None):
         import time
 
-        time.sleep(0.05)
+        time.sleep(0.02)
         return super().call(op, args, kwargs, device)
 
 
