@@ -218,7 +218,7 @@ def validator(kind: str | None = None):
 def conforms(kind: str) -> conformance.Check:
     """The compiled check of one record type (``compat.results.conformance``)."""
     root = {k: v for k, v in schema().items() if k != "oneOf"}
-    return conformance.compile_check({"$ref": f"#/$defs/{kind}"}, root)
+    return conformance.compile_check({**root, "$ref": f"#/$defs/{kind}"}, root)  # as validator(kind) reads it
 
 
 def problem_with(data: Any) -> str | None:
