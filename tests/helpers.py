@@ -65,6 +65,14 @@ def run_pytest(args: list[str], tmp: Path, results: Path | None = None, shipped_
     return run(args, tmp, **extra_env)
 
 
+def side_by_side(plants: dict[str, tuple[str, str]]) -> list[str]:
+    """pytest arguments that run broken adapters of compat.adapters.broken side by side in
+    one child run, each only on its specs: adapter class -> (its name, the -k expression
+    of its specs)."""
+    select = " or ".join(f"({specs}) and {name}" for name, specs in plants.values())
+    return ["-k", select, *(a for adapter in plants for a in ("--adapter", f"compat.adapters.broken:{adapter}"))]
+
+
 def empty_registry(tmp: Path) -> Path:
     tmp.mkdir(parents=True, exist_ok=True)
     path = tmp / "empty-registry.toml"

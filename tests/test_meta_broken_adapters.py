@@ -13,9 +13,10 @@ import numpy as np
 import pytest
 
 from compat.results import records
-from tests.helpers import Jobs, output, reproducer_lines, run_pytest, run_reproducer, json_of
+from tests.helpers import Jobs, json_of, output, reproducer_lines, run_pytest, run_reproducer, side_by_side
 
 pytestmark = [pytest.mark.xdist_group("meta-broken-adapters"), pytest.mark.slow]  # one worker: its fixtures are made once
+
 
 @dataclass(frozen=True)
 class Plant:
@@ -47,9 +48,8 @@ def jobs(tmp_path_factory):
     in report mode (records), and in strict mode as a user runs it, with the shipped
     registry, which must not hide these bugs. And NumPy alone, under two seeds."""
     tmp = tmp_path_factory.mktemp("meta")
-    select = " or ".join(f"({plant.select} and {plant.name})" for plant in PLANTS.values())
-    plants = [*SPECS, "-q", "-k", select, "--hypothesis-seed", "0",
-              *(a for plant in PLANTS.values() for a in ("--adapter", f"compat.adapters.broken:{plant.adapter}"))]
+    plants = [*SPECS, "-q", "--hypothesis-seed", "0",
+              *side_by_side({plant.adapter: (plant.name, plant.select) for plant in PLANTS.values()})]
     table = {mode: (lambda mode=mode, where=tmp / mode: (where, run_pytest(
                 [*plants, "--compat-mode", mode], where, shipped_registry=mode == "strict")))
              for mode in ("report", "strict")}

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from compat.results import records
-from tests.helpers import output, run_pytest, json_of
+from tests.helpers import json_of, output, run_pytest, side_by_side
 
 pytest.importorskip("torch")
 
@@ -28,10 +28,9 @@ def run(tmp_path_factory):
     under the detection benchmark's profile: the default examples, unshrunk (shrinking a
     random program against finite differences took 80% of the run)."""
     where = tmp_path_factory.mktemp("meta-gradients")
-    select = " or ".join(f"({spec} and {name})" for name, spec, _ in PLANTS.values())
-    process = run_pytest([SPEC, "-k", select, "--hypothesis-seed", "0", "--hypothesis-profile", "detect", "-p", "no:xdist",
+    process = run_pytest([SPEC, "--hypothesis-seed", "0", "--hypothesis-profile", "detect", "-p", "no:xdist",
                           "--device", "none",  # the plants are in torch's own autodiff, on every device
-                          *(a for plant in PLANTS for a in ("--adapter", f"compat.adapters.broken:{plant}"))], where)
+                          *side_by_side({plant: (name, spec) for plant, (name, spec, _) in PLANTS.items()})], where)
     assert process.returncode == 1, output(process)  # strict mode: a new divergence fails the spec
     loaded = records.load(where / "results")
     assert not loaded.problems, loaded.problems

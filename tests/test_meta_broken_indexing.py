@@ -20,7 +20,7 @@ import pytest
 
 from compat.adapters import broken
 from compat.results import records
-from tests.helpers import output, reproducer_lines, run_pytest, run_reproducer, json_of
+from tests.helpers import json_of, output, reproducer_lines, run_pytest, run_reproducer, side_by_side
 
 pytestmark = [pytest.mark.xdist_group("meta-broken-indexing"), pytest.mark.slow]  # one worker: its fixtures are made once
 
@@ -57,10 +57,8 @@ PLANTS = {
 def run(tmp_path_factory):
     """The plants' specs in strict mode (the default), with the helpers' empty registry."""
     where = tmp_path_factory.mktemp("meta-indexing")
-    select = " or ".join(f"({plant.select} and {plant.name})" for plant in PLANTS.values())
-    process = run_pytest([SPEC, "-q", "-k", select, "--hypothesis-seed", "0",
-                          *(a for plant in PLANTS.values() for a in ("--adapter", f"compat.adapters.broken:{plant.adapter}"))],
-                         where)
+    process = run_pytest([SPEC, "-q", "--hypothesis-seed", "0",
+                          *side_by_side({plant.adapter: (plant.name, plant.select) for plant in PLANTS.values()})], where)
     loaded = records.load(where / "results")
     assert loaded.problems == []
     (records_run,) = loaded.runs.values()
