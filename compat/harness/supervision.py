@@ -155,8 +155,9 @@ def write_hints(run_directory: Path, worker: str, items) -> None:
             slow.append(item.nodeid)
     run_directory.mkdir(parents=True, exist_ok=True)
     target = run_directory / HINTS.format(worker=worker)
-    target.with_suffix(".tmp").write_text(json.dumps({"groups": groups, "slow": slow}))
-    target.with_suffix(".tmp").replace(target)
+    scratch = target.with_suffix(".tmp")  # replaced whole: the controller never reads half a file
+    scratch.write_text(json.dumps({"groups": groups, "slow": slow}))
+    scratch.replace(target)
 
 
 def read_hints(run_directory: Path) -> tuple[dict[str, str], set[str]]:

@@ -1,8 +1,8 @@
 """Whether a JSON value follows the record schema, decided by Python closures compiled once
 from the schema's definition of one record type (``records.conforms``): several times faster
 than jsonschema, which walks the schema anew for every record (most of the time of merging
-records into a store). Only the keywords the definitions use are understood; another one is an error when the check is
-compiled, never a keyword silently ignored. jsonschema stays the judge of what a rejected
+records into a store). Only the keywords the definitions use are understood; another one is
+an error when the check is compiled, never a keyword silently ignored. jsonschema stays the judge of what a rejected
 record did wrong (``records.problem_with``), and tests/test_store.py holds the two to the
 same verdicts."""
 
@@ -47,7 +47,7 @@ def compile_check(schema: dict | bool, root: dict) -> Check:
             continue
         if keyword not in KEYWORDS:
             raise ValueError(f"the record schema's check does not understand the keyword {keyword!r}")
-        checks.append(KEYWORDS[keyword](argument, schema, root))
+        checks.append(KEYWORDS[keyword](argument, root))
     if "properties" in schema or "additionalProperties" in schema:
         checks.append(object_check(schema, root))
     return lambda value: all(check(value) for check in checks)
@@ -64,13 +64,13 @@ def object_check(schema: dict, root: dict) -> Check:
     return check
 
 
-def type_check(argument, schema, root) -> Check:
+def type_check(argument, root) -> Check:
     names = [argument] if isinstance(argument, str) else argument
     tests = [TYPES[name] for name in names]
     return lambda value: any(test(value) for test in tests)
 
 
-def ref_check(argument: str, schema, root) -> Check:
+def ref_check(argument: str, root) -> Check:
     prefix = "#/$defs/"
     if not argument.startswith(prefix):
         raise ValueError(f"the record schema's check understands only local $defs references, not {argument}")
@@ -84,38 +84,38 @@ def ref_check(argument: str, schema, root) -> Check:
     return check
 
 
-def items_check(argument, schema, root) -> Check:
+def items_check(argument, root) -> Check:
     item = compile_check(argument, root)
     return lambda value: not isinstance(value, list) or all(item(v) for v in value)
 
 
-def required_check(argument, schema, root) -> Check:
+def required_check(argument, root) -> Check:
     return lambda value: not isinstance(value, dict) or all(name in value for name in argument)
 
 
-def minimum_check(argument, schema, root) -> Check:
+def minimum_check(argument, root) -> Check:
     return lambda value: not TYPES["number"](value) or value >= argument
 
 
-def min_length_check(argument, schema, root) -> Check:
+def min_length_check(argument, root) -> Check:
     return lambda value: not isinstance(value, str) or len(value) >= argument
 
 
-def enum_check(argument, schema, root) -> Check:
+def enum_check(argument, root) -> Check:
     return lambda value: any(same(value, option) for option in argument)
 
 
-def const_check(argument, schema, root) -> Check:
+def const_check(argument, root) -> Check:
     return lambda value: same(value, argument)
 
 
-def all_of_check(argument, schema, root) -> Check:
+def all_of_check(argument, root) -> Check:
     parts = [compile_check(sub, root) for sub in argument]
     return lambda value: all(part(value) for part in parts)
 
 
 
-KEYWORDS: dict[str, Callable[[Any, dict, dict], Check]] = {
+KEYWORDS: dict[str, Callable[[Any, dict], Check]] = {  # keyword -> (its argument, the root) -> check
     "type": type_check, "$ref": ref_check, "items": items_check, "required": required_check,
     "minimum": minimum_check, "minLength": min_length_check, "enum": enum_check, "const": const_check,
     "allOf": all_of_check,
