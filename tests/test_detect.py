@@ -49,3 +49,13 @@ def test_bad_input_is_one_line(tmp_path):
         assert message in lines[-1] and "Traceback" not in process.stderr, output(process)
         if not args[0] == "--seeds":  # argparse shows its usage above the error
             assert len(lines) == 1, output(process)
+
+
+def test_a_seed_is_a_seed_in_a_ci_job_too(tmp_path):
+    # Hypothesis loads its derandomized profile wherever $CI is set; compat's own profiles
+    # must not inherit it, or every seed of `detect` and `selftest` draws the same examples
+    profiles = ["dev", "thorough", "detect", "selftest"]
+    process = subprocess.run([sys.executable, "-c", "import compat.harness.plugin; from hypothesis import settings; "
+                              f"print([settings.get_profile(name).derandomize for name in {profiles!r}])"],
+                             cwd=REPO, env=subprocess_env(tmp_path, CI="true"), capture_output=True, text=True)
+    assert process.stdout.split() == ["[False,", "False,", "False,", "False]"], output(process)

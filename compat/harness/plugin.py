@@ -41,15 +41,20 @@ MODE_EXAMPLES = 0.05  # default share of examples for execution-mode params (--m
 # slow the first time; the explain phase costs many calls per divergence.
 PROFILE_SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
                phases=[Phase.explicit, Phase.reuse, Phase.generate, Phase.target, Phase.shrink])
-settings.register_profile("dev", max_examples=40, **PROFILE_SETTINGS)
-settings.register_profile("ci", max_examples=40, derandomize=True, database=None, print_blob=True, **PROFILE_SETTINGS)
-settings.register_profile("thorough", max_examples=1000, **PROFILE_SETTINGS)
+# Parent: Hypothesis's own default profile. Without one, a profile inherits what is loaded when it is
+# registered, and Hypothesis loads its derandomized "ci" profile wherever $CI is set: every seed of
+# `compat detect` or `compat selftest` in a CI job would then draw the same examples.
+HYPOTHESIS_DEFAULT = settings.get_profile("default")
+settings.register_profile("dev", HYPOTHESIS_DEFAULT, max_examples=40, **PROFILE_SETTINGS)
+settings.register_profile("ci", HYPOTHESIS_DEFAULT, max_examples=40, derandomize=True, database=None, print_blob=True,
+                          **PROFILE_SETTINGS)
+settings.register_profile("thorough", HYPOTHESIS_DEFAULT, max_examples=1000, **PROFILE_SETTINGS)
 # python -m compat detect: the default profile's examples, seed by seed; no database (a failure
 # found under one seed is not replayed under the next), no shrinking (it changes only the minimal example)
 settings.register_profile("detect", parent=settings.get_profile("dev"), database=None,
                           phases=[p for p in settings.get_profile("dev").phases if p not in (Phase.reuse, Phase.shrink)])
 # python -m compat selftest: detection, not minimal examples
-settings.register_profile("selftest", max_examples=20, database=None,
+settings.register_profile("selftest", HYPOTHESIS_DEFAULT, max_examples=20, database=None,
                           **{**PROFILE_SETTINGS, "phases": [Phase.explicit, Phase.generate]})
 
 
