@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import types
 
 import numpy as np
 
@@ -82,8 +81,9 @@ class TorchAdapter(Adapter):
         **{op: f"ops.{op}" for op in FUNCTIONS},
     }
     plugin = TorchApu()  # compat's reference PrivateUse1 device, "apu" (compat/devices/torch_apu.cpp)
-    MODES = {"eager": "op by op", "compile": "torch.compile(fullgraph=True), the aot_eager backend (traced, not code-generated)",
-             "inductor": "torch.compile(fullgraph=True) with inductor, which generates C++ (g++)",
+    MODES = {"eager": "op by op", "compile": "torch.compile(fullgraph=True, dynamic=True), shapes static, Python-number "
+                                             "operands symbolic; the aot_eager backend (traced, not code-generated)",
+             "inductor": "torch.compile as in compile, with inductor, which generates C++ (g++)",
              "lazy": "lazy tensors (torch._lazy, TorchScript backend): recorded, then run at mark_step"}
     DEFAULT_MODES = ("compile", "lazy")
     POLICIES = {"autocast(cpu, bfloat16)": "torch.autocast on the CPU: matmul-like operations in bfloat16, the rest as listed "
@@ -114,15 +114,25 @@ class TorchAdapter(Adapter):
             return super().compile(mode, function)
         import torch._dynamo
 
-        # Every call compiles afresh (its function is new): nothing accumulates in dynamo's cache,
-        # and a call it cannot compile whole is an error, never a silent fall-back to eager.
+        # A call it cannot compile whole is an error, never a silent fall-back to eager.
         torch._dynamo.config.fail_on_recompile_limit_hit = True
         # torch.autograd.grad (the grad transform) into the graph, as torch.func's transforms are
         torch._dynamo.config.trace_autograd_ops = True
         skip_guard_latency_profile()
-        fresh = types.FunctionType(function.__code__.replace(), function.__globals__, function.__name__,
-                                   function.__defaults__, function.__closure__)
-        return torch.compile(fresh, backend="aot_eager" if mode == "compile" else "inductor", fullgraph=True)
+        compiled = torch.compile(function, backend="aot_eager" if mode == "compile" else "inductor", fullgraph=True,
+                                 dynamic=True)
+
+        def run(*operands):
+            # Every call compiles as in a new process: dynamo remembers, per code location, the
+            # values an input took before and makes it symbolic once it changes, so a call's result
+            # would depend on the calls before it. Python-number operands are symbols always (what a
+            # compiled function meets from its second call with a new value on), shapes static.
+            torch.compiler.reset()
+            for operand in operands:
+                if isinstance(operand, torch.Tensor):
+                    torch._dynamo.mark_static(operand)
+            return compiled(*operands)
+        return run
 
     def from_numpy(self, array, device):
         import torch
