@@ -76,7 +76,9 @@ def test_a_misspelled_operation_stops_the_run_at_start_up_with_one_line(jobs):
     assert "misspelled" in errors[0] and "'floor_divide'" in errors[0] and "np.floordivide" in errors[0], errors[0]
 
 
-def test_a_misspelled_operation_is_an_adapter_error_naming_it():
+def test_a_misspelled_operation_is_an_adapter_error_naming_it(tmp_path, monkeypatch):
+    monkeypatch.setenv("COMPAT_CACHE_DIR", str(tmp_path))  # where passed checks are kept
+
     class Typo(NumpyAdapter):
         name = "typo"
         OPS = {**NumpyAdapter.OPS, "sqrt": "np.sqrtt"}
@@ -86,6 +88,25 @@ def test_a_misspelled_operation_is_an_adapter_error_naming_it():
     Typo.OPS = {**NumpyAdapter.OPS, "sqrt": unsupported("on purpose")}
     Typo().check_operations()  # declared: no error
     assert Typo().unsupported("sqrt") == "on purpose"
+
+
+def test_a_passed_check_is_kept_until_a_mapping_changes(tmp_path, monkeypatch):
+    monkeypatch.setenv("COMPAT_CACHE_DIR", str(tmp_path))
+
+    class Renamed(NumpyAdapter):
+        name = "renamed"
+        OPS = {**NumpyAdapter.OPS, "sqrt": "np.sqrt"}
+
+    Renamed().check_operations()
+    resolved = []
+    monkeypatch.setattr(Renamed, "resolve", lambda self, path: resolved.append(path))
+    Renamed().check_operations()
+    assert resolved == []  # kept: nothing imported or resolved again
+    Renamed.OPS = {**NumpyAdapter.OPS, "sqrt": "np.sqrtt"}
+    monkeypatch.undo()
+    monkeypatch.setenv("COMPAT_CACHE_DIR", str(tmp_path))
+    with pytest.raises(AdapterError, match=r"renamed maps operation 'sqrt' to np\.sqrtt"):
+        Renamed().check_operations()  # another mapping: checked anew
 
 
 def test_tensorflow_declares_what_tf_numpy_lacks():

@@ -20,18 +20,22 @@ NumPy adapter's NEP 50 for bfloat16); reproducers show that function too.
 from __future__ import annotations
 
 import contextlib
+import functools
+import hashlib
 import importlib
 import importlib.metadata
 import importlib.util
 import inspect
+import os
 import types
 import warnings
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, ClassVar
 
 import numpy as np
 
-from compat.core import dtypes, ops
+from compat.core import cache, dtypes, ops
 from compat.core.outcome import Outcome
 from compat.core.programs import Bound
 from compat.core.source import BackendArray, function_source
@@ -161,10 +165,28 @@ class Adapter:
 
     def check_operations(self) -> None:
         """Resolve every operation of compat's table: a mapping to something that does not
-        exist stops the run here, with one line naming the adapter and the operation."""
+        exist stops the run here, with one line naming the adapter and the operation. A
+        passed check is kept in compat's cache under what it depends on (``operations_key``):
+        the process that only hands tests to xdist workers then imports no framework."""
+        passed = cache.directory("operations") / self.operations_key()
+        if passed.exists():
+            return
         for op in ops.OPS:
             if self.unsupported(op) is None:
                 self.function(op)
+        passed.parent.mkdir(parents=True, exist_ok=True)
+        passed.touch()
+
+    def operations_key(self) -> str:
+        """A digest of compat's table, this adapter's mappings and the installed modules they
+        resolve against (compat's own by their source; a framework by its version and install)."""
+        def named(target) -> str:
+            if isinstance(target, Unsupported):
+                return f"unsupported: {target.reason}"
+            return target if isinstance(target, str) else f"{target.__module__}.{target.__qualname__}"
+        parts = [f"{type(self).__module__}:{type(self).__qualname__}", *(f"{op} -> {named(self.target(op))}" for op in ops.OPS),
+                 *(f"{alias} = {installed(module)}" for alias, module in sorted(self.imports.items()))]
+        return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:32]
 
     def op_source(self, op: str) -> OpSource:
         """How a reproducer calls ``op`` in this backend: the dotted name, or the source
@@ -338,6 +360,21 @@ class Adapter:
     def plugin_devices(self) -> list[str]:
         """Devices compat itself gives this backend (its reference plug-ins), checked by default."""
         return list(self.plugin.names) if self.plugin is not None else []
+
+
+@functools.cache
+def installed(module: str) -> str:
+    """What a module resolves to, without importing a framework: a module of compat by its
+    source; another by its package's file, install time and distribution versions."""
+    if module.split(".")[0] == "compat":
+        spec = importlib.util.find_spec(module)
+        return hashlib.sha256(Path(spec.origin).read_bytes()).hexdigest() if spec and spec.origin else "missing"
+    top = module.split(".")[0]
+    spec = importlib.util.find_spec(top)
+    if spec is None or spec.origin is None:
+        return "missing"
+    versions = [importlib.metadata.version(name) for name in importlib.metadata.packages_distributions().get(top, [])]
+    return f"{module} in {spec.origin} ({os.stat(spec.origin).st_mtime_ns}) {versions}"
 
 
 def traced_call(fn, op: str, original: tuple, converted: list, kwargs: dict) -> tuple[list, types.FunctionType]:

@@ -13,6 +13,7 @@ import atexit
 import contextlib
 import fcntl
 import hashlib
+import importlib.metadata
 import importlib.util
 import os
 import re
@@ -66,11 +67,10 @@ def _cache_root(cache_dir: Path | None) -> Path:
 
 
 def _library(cache_dir: Path | None) -> Path:
-    """Where the build of this source for this torch and Python lives."""
-    import torch
-
+    """Where the build of this source for this torch and Python lives (torch's version from its
+    metadata: the process that only builds, xdist's controller, does not import torch)."""
     digest = hashlib.sha256(_SOURCE.read_bytes() + _BUILD_SCRIPT.encode()).hexdigest()[:16]
-    key = f"torch_apu-{torch.__version__}-{sys.implementation.cache_tag}-{digest}"
+    key = f"torch_apu-{importlib.metadata.version('torch')}-{sys.implementation.cache_tag}-{digest}"
     return _cache_root(cache_dir) / key / f"{_NAME}.so"
 
 
