@@ -10,6 +10,7 @@ and prints the summary.
 from __future__ import annotations
 
 import datetime
+import gc
 import json
 import os
 import platform
@@ -252,10 +253,15 @@ def pytest_collection_modifyitems(items):
 
 @pytest.hookimpl(tryfirst=True)  # before xdist sends the collection to the controller
 def pytest_collection_finish(session):
-    """An xdist worker of compat's scheduler tells it the groups and slow ones of its tests."""
+    """An xdist worker of compat's scheduler tells it the groups and slow ones of its tests.
+    A process that runs specs hides what it holds by now (the frameworks, the collected
+    tests: alive until it ends) from the garbage collector, which otherwise walks all of
+    it in each full collection, and at the end of the session, for nothing."""
     workerinput = getattr(session.config, "workerinput", {})
     if workerinput.get("compat_hints"):
         supervision.write_hints(session_of(session.config).run_directory, workerinput["workerid"], session.items)
+    if any("xp" in getattr(item, "fixturenames", ()) for item in session.items):
+        gc.freeze()
 
 
 @pytest.hookimpl(optionalhook=True)
