@@ -1,8 +1,9 @@
 """The reference PrivateUse1 device "apu" (compat/devices/torch_apu.*).
 
 Renaming PrivateUse1 is once per process and the device count and env faults
-are read at load, so every check runs in a child process; the children of
-this module start together (tests.helpers.Jobs).
+are read at load, so every check runs in a child process (one for the checks
+of the default environment); the children of this module start together
+(tests.helpers.Jobs).
 """
 
 from __future__ import annotations
@@ -376,6 +377,22 @@ print(hasattr(torch, "apu") and torch.ones(2, device="apu").device)
 
 DONE = "all checks ran"  # the child's last line: its assertions did not stop short
 
+# Checks of one environment share a child (each child imports torch): each section runs in a
+# namespace of its own, its output and its failure kept apart, with no fault left on after it.
+SECTIONS = """
+import contextlib, io, json, traceback
+for name, code in {sections!r}.items():
+    out = io.StringIO()
+    try:
+        with contextlib.redirect_stdout(out):
+            exec(code, dict(globals()))
+        error = None
+    except Exception:
+        error = traceback.format_exc()
+    torch_apu.set_fault(None)
+    print(json.dumps({{"section": name, "stdout": out.getvalue(), "error": error}}))
+"""
+
 
 def child(code: str, tmp: Path, prelude: bool = True, **env: str) -> subprocess.CompletedProcess:
     env = {"COMPAT_APU_DEVICES": "1", "COMPAT_APU_FAULT": "", "COMPAT_APU_SEED": "0", **env}
@@ -399,15 +416,13 @@ def jobs(library, tmp_path_factory):
                     "TORCH_DEVICE_BACKEND_AUTOLOAD": "1"}
     faults_script = FAULTS_SCRIPT.format(cases={name: (sorted(spoiled), textwrap.dedent(exact))
                                                 for name, (spoiled, exact) in FAULT_CASES.items()})
+    sections = {"basics": BASICS, "mixed": MIXED, "dtypes": DTYPES, "counters": COUNTERS, "faults": PROBES + faults_script}
     table = {
-        "basics": lambda: child(BASICS, tmp / "basics"),
+        "sections": lambda: child(SECTIONS.format(sections={k: textwrap.dedent(v) for k, v in sections.items()}),
+                                  tmp / "sections"),
         "two-devices": lambda: child(TWO_DEVICES, tmp / "two", COMPAT_APU_DEVICES="2"),
-        "mixed": lambda: child(MIXED, tmp / "mixed"),
-        "dtypes": lambda: child(DTYPES, tmp / "dtypes"),
-        "counters": lambda: child(COUNTERS, tmp / "counters"),
         "env-fault": lambda: child(ENV_FAULT, tmp / "env-fault", COMPAT_APU_FAULT="wrong_device", COMPAT_APU_SEED="1"),
         "bad-env": lambda: child(BAD_ENV, tmp / "bad-env", prelude=False),
-        "faults": lambda: child(PROBES + faults_script, tmp / "faults"),
         "build-cached": lambda: child(BUILD_CACHED.format(library=str(library)), tmp / "cached", prelude=False),
         "autoload": lambda: child(AUTOLOAD, tmp / "autoload", prelude=False, **autoload_env),
         "autoload-unbuilt": lambda: child(AUTOLOAD, tmp / "unbuilt", prelude=False, **autoload_env,
@@ -428,8 +443,18 @@ def ran_to_the_end(process: subprocess.CompletedProcess) -> bool:
     return passes(process).rstrip().endswith(DONE)
 
 
+def section(jobs, name: str) -> str:
+    """The output of one section of the shared child, which ran its checks to the end."""
+    assert ran_to_the_end(jobs["sections"]), output(jobs["sections"])
+    found = [json.loads(line) for line in jobs["sections"].stdout.splitlines() if line.startswith('{"section": ')]
+    ran = {entry["section"]: entry for entry in found}
+    assert name in ran, output(jobs["sections"])
+    assert ran[name]["error"] is None, f"section {name}:\n{ran[name]['error']}"
+    return ran[name]["stdout"]
+
+
 def test_basics_printing_and_autograd(jobs):
-    assert ran_to_the_end(jobs["basics"]), output(jobs["basics"])
+    section(jobs, "basics")
 
 
 def test_two_devices(jobs):
@@ -437,20 +462,20 @@ def test_two_devices(jobs):
 
 
 def test_mixed_devices_raise_like_cuda(jobs):
-    assert ran_to_the_end(jobs["mixed"]), output(jobs["mixed"])
+    section(jobs, "mixed")
 
 
 def test_every_dtype_equals_cpu_bit_for_bit(jobs):
-    assert ran_to_the_end(jobs["dtypes"]), output(jobs["dtypes"])
+    section(jobs, "dtypes")
 
 
 def test_counters_native_and_fallback(jobs):
-    assert ran_to_the_end(jobs["counters"]), output(jobs["counters"])
+    section(jobs, "counters")
 
 
 @pytest.mark.parametrize("fault", sorted(FAULT_CASES))
 def test_fault_visible_then_gone(jobs, fault):
-    report = json.loads(passes(jobs["faults"]).splitlines()[-2])  # the last line is DONE
+    report = json.loads(section(jobs, "faults"))
     assert report[fault] == {"before": [], "on": sorted(FAULT_CASES[fault][0]), "exact": "ok", "after": []}
 
 
