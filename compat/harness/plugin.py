@@ -16,6 +16,7 @@ import os
 import platform
 import secrets
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import hypothesis
@@ -211,14 +212,24 @@ def prepare_devices(compat: CompatSession, config) -> None:
 
     runs_specs = hasattr(config, "workerinput") or not config.getoption("numprocesses", None)
     explicit = bool(config.getoption("device")) and config.getoption("device") != ["none"]
-    for adapter in compat.adapters:
-        wanted = compat.devices.get(adapter.id)
-        if not wanted:
-            continue
+    load = runs_specs or explicit
+    with_devices = [adapter for adapter in compat.adapters if compat.devices.get(adapter.id)]
+
+    def prepare(adapter) -> DeviceBuildError | None:
         try:
-            adapter.plugin.prepare(load=runs_specs or explicit)
+            adapter.plugin.prepare(load=load)
         except DeviceBuildError as error:
-            compat.unavailable.update({(adapter.id, d): str(error) for d in wanted})
+            return error
+        return None
+    if load:  # in this thread: a framework loads its plug-ins where it starts
+        failures = [prepare(adapter) for adapter in with_devices]
+    else:  # a build is a compiler's process: the builds of a process that only builds run side by side
+        with ThreadPoolExecutor(max_workers=max(len(with_devices), 1)) as pool:
+            failures = list(pool.map(prepare, with_devices))
+    for adapter, failure in zip(with_devices, failures):
+        wanted = compat.devices[adapter.id]
+        if failure is not None:
+            compat.unavailable.update({(adapter.id, d): str(failure) for d in wanted})
             continue
         if explicit and not hasattr(config, "workerinput"):
             seen = adapter.devices()
