@@ -6,7 +6,6 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import tempfile
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Callable
@@ -17,15 +16,14 @@ from compat.results import records
 REPO = Path(__file__).resolve().parent.parent
 SPECS = REPO / "compat" / "specs"
 TIMEOUT = 300
-# Children compile (and pytest assertion-rewrites: the whole hypothesis package, as a
-# plugin) into this cache outside the checkout, so only the first child pays for it.
-PYCACHE = Path(tempfile.gettempdir()) / f"compat-tests-pycache-{os.getuid()}"
 
 
 def subprocess_env(tmp: Path, **extra: str) -> dict[str, str]:
     """The environment of a child run: ``tests`` importable; Hypothesis's database
     in ``tmp`` (so no example is replayed from, or saved into, the checkout);
-    bytecode cached outside the checkout; no CI variable (it would switch the plugin
+    bytecode read from and written to the usual __pycache__ folders (a
+    child reuses what pip and this pytest compiled and assertion-rewrote: the
+    frameworks' thousands of modules, the whole hypothesis package as a plugin); no CI variable (it would switch the plugin
     to a derandomized profile); nothing inherited from this pytest (PYTEST_ADDOPTS,
     xdist worker variables, the supervisor's mark: a child run has a supervisor of its own)."""
     env = {k: v for k, v in os.environ.items()
@@ -34,7 +32,7 @@ def subprocess_env(tmp: Path, **extra: str) -> dict[str, str]:
     env["PYTHONPATH"] = os.pathsep.join([str(REPO)] + [p for p in [env.get("PYTHONPATH", "")] if p])
     env["HYPOTHESIS_STORAGE_DIRECTORY"] = str(tmp / "hypothesis-db")
     env.pop("PYTHONDONTWRITEBYTECODE", None)
-    env["PYTHONPYCACHEPREFIX"] = str(PYCACHE)
+    env.pop("PYTHONPYCACHEPREFIX", None)
     env.update(extra)
     return env
 
