@@ -174,8 +174,9 @@ class Adapter:
         for op in ops.OPS:
             if self.unsupported(op) is None:
                 self.function(op)
-        passed.parent.mkdir(parents=True, exist_ok=True)
-        passed.touch()
+        with contextlib.suppress(OSError):  # a cache that cannot be written only costs the check next time
+            passed.parent.mkdir(parents=True, exist_ok=True)
+            passed.touch()
 
     def operations_key(self) -> str:
         """A digest of compat's table, this adapter's mappings and the installed modules they
@@ -366,15 +367,21 @@ class Adapter:
 def installed(module: str) -> str:
     """What a module resolves to, without importing a framework: a module of compat by its
     source; another by its package's file, install time and distribution versions."""
-    if module.split(".")[0] == "compat":
+    top = module.split(".")[0]
+    if top == "compat":
         spec = importlib.util.find_spec(module)
         return hashlib.sha256(Path(spec.origin).read_bytes()).hexdigest() if spec and spec.origin else "missing"
-    top = module.split(".")[0]
     spec = importlib.util.find_spec(top)
     if spec is None or spec.origin is None:
         return "missing"
-    versions = [importlib.metadata.version(name) for name in importlib.metadata.packages_distributions().get(top, [])]
+    versions = [importlib.metadata.version(name) for name in distributions().get(top, [])]
     return f"{module} in {spec.origin} ({os.stat(spec.origin).st_mtime_ns}) {versions}"
+
+
+@functools.cache
+def distributions() -> dict[str, list[str]]:
+    """Top-level module -> the installed distributions that provide it (a scan of all, once)."""
+    return importlib.metadata.packages_distributions()
 
 
 def traced_call(fn, op: str, original: tuple, converted: list, kwargs: dict) -> tuple[list, types.FunctionType]:
