@@ -21,10 +21,10 @@ TIMEOUT = 300
 def subprocess_env(tmp: Path, **extra: str) -> dict[str, str]:
     """The environment of a child run: ``tests`` importable; Hypothesis's database
     in ``tmp`` (so no example is replayed from, or saved into, the checkout);
-    bytecode read from and written to the usual __pycache__ folders (a
-    child reuses what pip and this pytest compiled and assertion-rewrote: the
-    frameworks' thousands of modules, the whole hypothesis package as a plugin); no CI variable (it would switch the plugin
-    to a derandomized profile); nothing inherited from this pytest (PYTEST_ADDOPTS,
+    bytecode read from and written to the usual __pycache__ folders (a child
+    reuses what pip and this pytest compiled and assertion-rewrote: the frameworks'
+    thousands of modules, the whole hypothesis package as a plugin); no CI variable
+    (it would switch the plugin to a derandomized profile); nothing inherited from this pytest (PYTEST_ADDOPTS,
     xdist worker variables, the supervisor's mark: a child run has a supervisor of its own)."""
     env = {k: v for k, v in os.environ.items()
            if k not in ("CI", "PYTEST_ADDOPTS", "PYTEST_CURRENT_TEST", supervision.SUPERVISED)

@@ -99,12 +99,11 @@ def test_a_passed_check_is_kept_until_a_mapping_changes(tmp_path, monkeypatch):
 
     Renamed().check_operations()
     resolved = []
-    monkeypatch.setattr(Renamed, "resolve", lambda self, path: resolved.append(path))
-    Renamed().check_operations()
+    with monkeypatch.context() as patch:
+        patch.setattr(Renamed, "resolve", lambda self, path: resolved.append(path))
+        Renamed().check_operations()
     assert resolved == []  # kept: nothing imported or resolved again
     Renamed.OPS = {**NumpyAdapter.OPS, "sqrt": "np.sqrtt"}
-    monkeypatch.undo()
-    monkeypatch.setenv("COMPAT_CACHE_DIR", str(tmp_path))
     with pytest.raises(AdapterError, match=r"renamed maps operation 'sqrt' to np\.sqrtt"):
         Renamed().check_operations()  # another mapping: checked anew
 

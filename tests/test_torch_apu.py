@@ -443,18 +443,16 @@ def ran_to_the_end(process: subprocess.CompletedProcess) -> bool:
     return passes(process).rstrip().endswith(DONE)
 
 
-def section(jobs, name: str) -> str:
-    """The output of one section of the shared child, which ran its checks to the end."""
+def sections(jobs) -> dict[str, dict]:
+    """The sections of the shared child, which ran to the end: name -> its stdout and its
+    error (the traceback of the assertion that stopped it, or None)."""
     assert ran_to_the_end(jobs["sections"]), output(jobs["sections"])
     found = [json.loads(line) for line in jobs["sections"].stdout.splitlines() if line.startswith('{"section": ')]
-    ran = {entry["section"]: entry for entry in found}
-    assert name in ran, output(jobs["sections"])
-    assert ran[name]["error"] is None, f"section {name}:\n{ran[name]['error']}"
-    return ran[name]["stdout"]
+    return {entry["section"]: entry for entry in found}
 
 
 def test_basics_printing_and_autograd(jobs):
-    section(jobs, "basics")
+    assert sections(jobs)["basics"]["error"] is None
 
 
 def test_two_devices(jobs):
@@ -462,20 +460,22 @@ def test_two_devices(jobs):
 
 
 def test_mixed_devices_raise_like_cuda(jobs):
-    section(jobs, "mixed")
+    assert sections(jobs)["mixed"]["error"] is None
 
 
 def test_every_dtype_equals_cpu_bit_for_bit(jobs):
-    section(jobs, "dtypes")
+    assert sections(jobs)["dtypes"]["error"] is None
 
 
 def test_counters_native_and_fallback(jobs):
-    section(jobs, "counters")
+    assert sections(jobs)["counters"]["error"] is None
 
 
 @pytest.mark.parametrize("fault", sorted(FAULT_CASES))
 def test_fault_visible_then_gone(jobs, fault):
-    report = json.loads(section(jobs, "faults"))
+    faults = sections(jobs)["faults"]
+    assert faults["error"] is None
+    report = json.loads(faults["stdout"])
     assert report[fault] == {"before": [], "on": sorted(FAULT_CASES[fault][0]), "exact": "ok", "after": []}
 
 

@@ -2,9 +2,9 @@
 from the schema's definition of one record type (``records.conforms``): several times faster
 than jsonschema, which walks the schema anew for every record (most of the time of merging
 records into a store). Only the keywords the definitions use are understood; another one is
-an error when the check is compiled, never a keyword silently ignored. jsonschema stays the judge of what a rejected
-record did wrong (``records.problem_with``), and tests/test_store.py holds the two to the
-same verdicts."""
+an error when the check is compiled, never a keyword silently ignored. jsonschema stays the
+judge of what a rejected record did wrong (``records.problem_with``), and tests/test_store.py
+holds the two to the same verdicts."""
 
 from __future__ import annotations
 
@@ -112,7 +112,6 @@ def const_check(argument, root) -> Check:
 def all_of_check(argument, root) -> Check:
     parts = [compile_check(sub, root) for sub in argument]
     return lambda value: all(part(value) for part in parts)
-
 
 
 KEYWORDS: dict[str, Callable[[Any, dict], Check]] = {  # keyword -> (its argument, the root) -> check
