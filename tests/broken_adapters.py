@@ -50,6 +50,44 @@ class AbortsOnNegativeInts(NumpyAdapter):
         return super().call(op, args, kwargs, device)
 
 
+class EagerAbortsOnNegativeInts(AbortsOnNegativeInts):
+    """Eager, a negative Python int kills the process (as TensorFlow's eager conversion of
+    one meeting a uint64 array does now and then); traced, the call is NumPy's: the eager
+    reference of the traced row is lost, and the traced row is judged against NumPy alone
+    (tests/test_isolation.py)."""
+
+    name = "eager_aborts_on_negative_ints"
+    MODES, DEFAULT_MODES = {"eager": "op by op", "traced": "NumPy, traced"}, ("traced",)
+
+    def isolate(self, op, args, mode="eager"):
+        return mode == "eager" and self.fatal(args)
+
+    def call(self, op, args, kwargs=None, device=None, mode="eager"):
+        if mode == "eager":
+            return super().call(op, args, kwargs, device)
+        return NumpyAdapter.call(self, op, args, kwargs, device, mode)
+
+    def compile(self, mode, function):
+        return function
+
+
+class RaisesSystemErrorEveryOtherCall(NumpyAdapter):
+    """Every other call that raises raises SystemError instead, as TensorFlow does in the call
+    after one that left an exception pending: an error a second call does not raise again."""
+
+    name = "raises_system_error_every_other_call"
+    raised = 0
+
+    def call(self, op, args, kwargs=None, device=None):
+        outcome = super().call(op, args, kwargs, device)
+        if outcome.raised:
+            type(self).raised += 1
+            if type(self).raised % 2:
+                error = SystemError("<built-in function add> returned a result with an exception set")
+                return Outcome(error=error, error_category=self.classify(error))
+        return outcome
+
+
 # -- casualties: third-party-style adapters that kill, hang or swamp their process
 # (tests/test_isolation.py, tests/test_casualties.py)
 

@@ -24,7 +24,7 @@ from compat.adapters.base import UnsupportedOperation
 from compat.adapters.numpy_fd import FiniteDifferences
 from compat.core import ops, oracle
 from compat.core.case import Case
-from compat.core.outcome import Outcome
+from compat.core.outcome import Outcome, error_type, first_line
 from compat.core.programs import Program
 from compat.harness.casualties import Casualty
 from compat.harness.found import Found, describe, divergence_type
@@ -36,6 +36,8 @@ from compat.harness.reproducer import InMode, OnDevice, reproducer
 from compat.harness.surveys import Surveys, timed
 from compat.results import records
 from compat.results.registry import Registry
+
+LOST = ("crash", "timeout")  # what a reference that gave no answer gave
 
 
 @dataclass
@@ -90,6 +92,8 @@ class Checker(Surveys):
         self.matched: Counter[str] = Counter()  # registry entry -> divergences it matched
         self.replays: list[tuple[str, Case, str]] = []  # registry examples replayed: (entry, case, status)
         self.unsupported: dict[str, str] = {}  # operation -> the reason the backend's adapter declares
+        self.references_lost: set[tuple[str, str, str]] = set()  # (operation, reference, how): noted once
+        self.unstable: set[tuple[str, str]] = set()  # survey cells of errors a second call did not raise again
         self.hung: set[tuple[str, str]] = set()  # (adapter, operation) that hung in a child: it gets less time now
         self.seconds = 0.0  # wall time in the @timed methods, framework calls included (for the benchmark)
         self.framework_seconds = 0.0  # of which inside adapter calls
@@ -218,7 +222,8 @@ class Checker(Surveys):
         case = Case(op, args, kwargs, exact=exact)
         self.count_example()
         expected = self.expected_of(case)
-        actual = self.call(self.backend, case, self.device, self.mode)
+        actual = self.settled(case, expected, self.call(self.backend, case, self.device, self.mode),
+                              lambda c: self.call(self.backend, c, self.device, self.mode))
         self.cases[op] += 1
         allowed = oracle.bound(op, args, kwargs)
         mismatches = self.without_consequences(case, actual, oracle.compare(expected, actual, allowed, case.exact), allowed)
@@ -252,8 +257,11 @@ class Checker(Surveys):
         case there): bit for bit (a copy or an elementwise kernel has no excuse; NaN payloads
         aside), within the oracle's bound for operations whose rounding depends on summation
         order and for programs (gradients; within the ``truth``'s tolerance where given). A
-        difference that only subnormals read as zero make is flush-to-zero, as against NumPy."""
-        expected = outcome_of(case)
+        difference that only subnormals read as zero make is flush-to-zero, as against NumPy.
+        A reference that crashed or hung is no reference (``lost``)."""
+        expected = self.settled(case, actual, outcome_of(case), outcome_of)
+        if self.lost(case, reference, expected):
+            return
         if truth is not None:
             widen(expected, truth, factor=2)
         exact = "computed" if not ops.get(case.op).accumulates and case.program is None else False
@@ -262,6 +270,38 @@ class Checker(Surveys):
         if case.program is None:
             mismatches = as_flush_to_zero(outcome_of, case, expected, actual, mismatches, allowed)
         self.judge(case, reference, expected, actual, mismatches)
+
+    def lost(self, case: Case, reference: Adapter | OnDevice | InMode, outcome: Outcome) -> bool:
+        """Whether a second reference (reference device, eager, gradient reference) crashed or hung
+        on ``case``: then it is no reference, the case is judged against NumPy alone, and a
+        survey cell of the row under test (table "reference lost") says which reference was
+        lost, how, and on which example."""
+        if outcome.error_category not in LOST:
+            return False
+        what = f"{outcome.error_category}: {first_line(outcome.error)}"
+        if (case.op, reference.id, what) not in self.references_lost:
+            self.references_lost.add((case.op, reference.id, what))
+            self.observations.append(("reference lost", f"{case.op} vs {reference.id}",
+                                      f"{what}; judged against NumPy alone; e.g. {case.example()['call']}"))
+        return True
+
+    def settled(self, case: Case, other: Outcome, outcome: Outcome, again) -> Outcome:
+        """``outcome``, or where it raised in another category than the ``other`` side's, the
+        outcome of calling once more (``again(case)``) if that differs: an error that the same
+        call does not raise again is not the call's own (TensorFlow raises SystemError in the
+        call after one that left an exception pending, tensorflow#75400), and is not judged.
+        The survey table "unstable errors" shows it. A crash or hang is not called again."""
+        category = outcome.error_category
+        if not outcome.raised or category in LOST or category == (other.error_category if other.raised else "ok"):
+            return outcome
+        second = again(case)
+        if second.error_category == category:
+            return outcome
+        cell = (f"{case.op} ({case.input_tags()})", f"{raised(outcome)}, then {raised(second)} once more")
+        if cell not in self.unstable:
+            self.unstable.add(cell)
+            self.observations.append(("unstable errors", *cell))
+        return second
 
     def misplaced(self, actual: Outcome, target: str | None = None) -> list:
         """A result that is not where it should be: on the device under test
@@ -298,6 +338,8 @@ class Checker(Surveys):
         if self.gradient_reference is not None:
             other = self.gradient_reference
             theirs = self.call(other, case)
+            if self.lost(case, other, theirs):
+                return actual
             widen(theirs, expected, factor=2)  # two approximations, each within tolerance of the truth
             self.judge(case, other, theirs, actual, dtype_explains_values(oracle.compare(theirs, actual, oracle.PROGRAM)))
         return actual
@@ -388,3 +430,8 @@ class Checker(Surveys):
 def backend_info(adapter: Adapter) -> records.Backend:
     return records.Backend(adapter.name, adapter.id, adapter.version(), dict(adapter.config),
                            f"{type(adapter).__module__}:{type(adapter).__qualname__}")
+
+
+def raised(outcome: Outcome) -> str:
+    """What a call raised, without the message (which names the example): 'SystemError (other)'; 'ok'."""
+    return f"{error_type(outcome.error).rpartition('.')[2]} ({outcome.error_category})" if outcome.raised else "ok"

@@ -60,6 +60,11 @@ def unsupported_lines(run: Run) -> list[str]:
     return [f"  {where}: {op} ({reason})" for (where, op), reason in sorted(found.items())]
 
 
+# survey tables of what the checker did not judge, and why (compat.harness.checker: lost, settled)
+SET_ASIDE = {"reference lost": "references that crashed or hung (those cases judged against NumPy alone)",
+             "unstable errors": "errors a second call did not raise again (the second call judged)"}
+
+
 def terminal_summary(run_directory: Path, registry: Registry) -> str:
     loaded = records_module.load(run_directory, validate=False)  # this run's own workers wrote the files
     run = loaded.latest()
@@ -72,6 +77,12 @@ def terminal_summary(run_directory: Path, registry: Registry) -> str:
     new = [r for r in aggregate.distinct(run.divergences) if r.status == "new"]
     if new:
         text += f"\n\nnew divergences ({len(new)}):\n" + "\n".join("  " + one_line(r) for r in new)
+    for table_name, what in SET_ASIDE.items():
+        cells = [r for r in run.observations if r.table == table_name]
+        if cells:
+            rows = sorted({f"{r.where}: {r.row}" for r in cells})
+            text += f"\n\n{what} ({len(rows)}; the survey table '{table_name}' of python -m compat report):\n" + \
+                "\n".join(f"  {row}" for row in rows[:10]) + (f"\n  ... {len(rows) - 10} more" if len(rows) > 10 else "")
     for problem in loaded.problems:  # a line cut short by a process that died while writing it
         text += f"\n\nskipped {problem}"
     text += f"\n\nrecords: {run_directory} (python -m compat report {run_directory.parent})"
