@@ -11,7 +11,12 @@ Rules, in order:
   the operation's ``Bound`` (``bound()``): an operation that IEEE 754 rounds
   correctly (compat.core.ops: ``correctly_rounded``) must give the reference's
   bits; an accumulation may differ by what the order of its terms can change
-  (n * eps * sum of |terms|, not a share of |result|); a function whose accuracy
+  (n * eps * sum of |terms|, not a share of |result|). That bound is for rounding,
+  not for range: a partial result that overflows in the backend's order or accumulator
+  where NumPy's result is finite (NumPy's float16 reductions accumulate in float32 and
+  round once; a float16 accumulator passes 65504 and gives inf, or inf * 0 = NaN) is not
+  accepted: the result is representable, so it is a ``value`` divergence (finite ->
+  inf), to be registered per backend where known; a function whose accuracy
   math libraries publish by that accuracy (compat.core.ops: PUBLISHED_ULPS, per
   dtype), any other operation by ``ACCURACY_ULPS`` (both against a reference
   computed in wider precision and rounded once, see compat.harness.reference). A ULP is the gap between neighbouring
