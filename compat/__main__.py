@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import secrets
+import shlex
 import subprocess
 import time
 import sys
@@ -23,9 +25,15 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m compat", description="Cross-backend compatibility harness for array frameworks.")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    survey = commands.add_parser("survey", help="run every spec on the installed backends in report mode and print the report",
+    survey = commands.add_parser("survey", help="explore: run every spec on the installed backends under a fresh seed and "
+                                                "print the report (exit status 1 if it found a new divergence)",
                                  description="Run every spec against the installed backends with pytest -n auto in report mode "
-                                             "(record everything, fail nothing), then print the report. Extra arguments go to pytest.")
+                                             "(record everything, fail no spec) under a seed of its own (Hypothesis's dev "
+                                             "profile: other examples each survey; the test command draws the same ones every "
+                                             "run), then print the report. Exit status 1 if the run found a divergence the "
+                                             "registry does not know. Extra arguments go to pytest.")
+    survey.add_argument("--seed", type=int, default=None, metavar="N",
+                        help="the Hypothesis seed (default: a new one, printed; the same seed draws the same examples)")
     survey.add_argument("--results", default=DEFAULT_RESULTS, metavar="DIR", help=f"where records go (default: {DEFAULT_RESULTS})")
     survey.add_argument("--backends", default=None, metavar="LIST", help="comma-separated backends (default: all installed)")
     survey.add_argument("-n", "--workers", default="auto", help="pytest-xdist workers (default: auto)")
@@ -245,14 +253,25 @@ def ops_command(args) -> int:
 
 
 def survey_command(args, extra: list[str]) -> int:
+    seed = args.seed if args.seed is not None else secrets.randbelow(10**6)
+    again = shlex.join(["python", "-m", "compat", "survey", "--seed", str(seed),
+                        *(["--backends", args.backends] if args.backends else []), *extra])
     command = [sys.executable, "-m", "pytest", SPECS, "-n", args.workers, "-q",
-               "--compat-mode", "report", "--compat-results", args.results]
+               "--compat-mode", "report", "--compat-results", args.results, "--hypothesis-seed", str(seed)]
+    if not any(a.startswith("--hypothesis-profile") for a in extra):  # a derandomized profile would ignore the seed
+        command += ["--hypothesis-profile", "dev"]
     if args.backends:
         command += ["--backends", args.backends]
+    print(f"compat survey: seed {seed} (the same examples again: {again})", flush=True)
     status = subprocess.call(command + extra)
     if status not in (0, 1):  # 1 would be a failing harness test; report what was recorded anyway
         return status
-    return report_command(argparse.Namespace(results=args.results, format="text", run=None, registry=None, all=False)) or status
+    reported = report_command(argparse.Namespace(results=args.results, format="text", run=None, registry=None, all=False))
+    run, _ = chosen_run(argparse.Namespace(results=args.results, run=None), "survey")
+    new = {r.key for r in run.divergences if r.status == "new"}
+    if new:
+        print(f"\ncompat survey: {len(new)} new divergence(s) under seed {seed} (again: {again})")
+    return reported or status or (1 if new else 0)
 
 
 def chosen_run(args, command: str) -> tuple[records.Run, records.Loaded]:

@@ -24,7 +24,7 @@ def subprocess_env(tmp: Path, **extra: str) -> dict[str, str]:
     bytecode read from and written to the usual __pycache__ folders (a child
     reuses what pip and this pytest compiled and assertion-rewrote: the frameworks'
     thousands of modules, the whole hypothesis package as a plugin); no CI variable
-    (it would switch the plugin to a derandomized profile); nothing inherited from this pytest (PYTEST_ADDOPTS,
+    (Hypothesis loads its own ci profile where it is set); nothing inherited from this pytest (PYTEST_ADDOPTS,
     xdist worker variables, the supervisor's mark: a child run has a supervisor of its own)."""
     env = {k: v for k, v in os.environ.items()
            if k not in ("CI", "PYTEST_ADDOPTS", "PYTEST_CURRENT_TEST", supervision.SUPERVISED)

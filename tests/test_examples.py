@@ -209,16 +209,27 @@ def test_a_failing_example_saved_in_a_directory_is_replayed_first_by_the_next_ru
     second, tried = run_tiny(tmp, "second", "--hypothesis-profile", "thorough", COMPAT_EXAMPLES=str(shared))
     assert_replayed_first(second, tried)
     assert not saved_files(default_database_of(tmp, "second"))
-    # without the option, Hypothesis's own (empty) default database: nothing to replay
-    fresh, tried = run_tiny(tmp, "fresh")
+    # without the option, in the dev profile, Hypothesis's own (empty) default database: nothing to replay
+    fresh, tried = run_tiny(tmp, "fresh", "--hypothesis-profile", "dev")
     assert fresh.returncode == 1 and tried[0] != THRESHOLD, (tried[:10], output(fresh))
     assert saved_files(default_database_of(tmp, "fresh"))
     # readonly: replayed from, not written to
     before = {p: p.read_bytes() for p in saved_files(shared)}
-    third, tried = run_tiny(tmp, "third", "--compat-examples", f"local,readonly:{shared}")
+    third, tried = run_tiny(tmp, "third", "--hypothesis-profile", "dev", "--compat-examples", f"local,readonly:{shared}")
     assert_replayed_first(third, tried)
     assert {p: p.read_bytes() for p in saved_files(shared)} == before
     assert saved_files(default_database_of(tmp, "third"))  # "local" keeps the developer's own
+
+
+def test_the_test_command_draws_the_same_examples_every_run_and_a_seed_draws_others(tmp):
+    # no profile named, no CI variable: the README's test command
+    (first, tried), (second, again) = (run_tiny(tmp, name, "-v") for name in ("same-1", "same-2"))
+    assert tried and tried == again, (tried[:10], again[:10])
+    assert "compat: examples: Hypothesis profile 'ci', derandomized" in first.stdout, output(first)
+    assert not saved_files(default_database_of(tmp, "same-1"))  # nothing to replay into a later run
+    seeded, other = run_tiny(tmp, "seeded", "-v", "--hypothesis-seed", "3")
+    assert other != tried, other[:10]
+    assert "compat: examples: Hypothesis profile 'dev', seed 3 (again: --hypothesis-seed 3)" in seeded.stdout, output(seeded)
 
 
 # -- a real Redis server ---------------------------------------------------------------------

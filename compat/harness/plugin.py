@@ -188,7 +188,7 @@ def pytest_configure(config):
         raise pytest.UsageError(str(error)) from None
     config.stash[_SESSION] = compat
     if config.getoption("hypothesis_profile", None) is None:
-        settings.load_profile("ci" if os.environ.get("CI") else "dev")
+        settings.load_profile(default_profile(config))
     if config.getoption("compat_examples"):  # the chosen example database, with the profile's other settings
         from compat.harness.examples import ExamplesError, example_database
         try:
@@ -201,6 +201,13 @@ def pytest_configure(config):
         settings.load_profile(profile)
     prepare_devices(compat, config)
     compat.description = compat.describe_run()
+
+
+def default_profile(config) -> str:
+    """The profile of a run that names none: ``ci``, the same examples every run (a test
+    command must not fail on one day's draw); ``dev`` where ``--hypothesis-seed`` asks for
+    other draws (a derandomized profile ignores the seed). Exploring is the survey's job."""
+    return "dev" if config.getoption("hypothesis_seed", None) is not None else "ci"
 
 
 def prepare_devices(compat: CompatSession, config) -> None:
@@ -334,7 +341,19 @@ def pytest_report_header(config):
     lines = [f"compat: {compat.mode} mode; backends: {', '.join(a.id for a in compat.adapters) or 'none'}; "
              f"registry: {compat.registry.path or 'none'}; records: {compat.run_directory}"]
     lines += [f"compat: skipping {spec}: {reason}" for spec, reason in compat.missing.items()]
-    return lines
+    return lines + [f"compat: examples: {examples_line(config)}"]
+
+
+def examples_line(config) -> str:
+    """Which examples this run draws, and how to draw them again or draw others."""
+    profile = config.getoption("hypothesis_profile", None) or settings.get_current_profile_name()
+    seed = config.getoption("hypothesis_seed", None)
+    if settings.get_profile(profile).derandomize:
+        return (f"Hypothesis profile {profile!r}, derandomized: each spec's seed is a digest of its source, the same "
+                f"examples every run (other draws: --hypothesis-seed N, or python -m compat survey)")
+    if seed is not None:
+        return f"Hypothesis profile {profile!r}, seed {seed} (again: --hypothesis-seed {seed})"
+    return f"Hypothesis profile {profile!r}, random draws (failing examples are saved; see --compat-examples)"
 
 
 def pytest_terminal_summary(terminalreporter, config):
