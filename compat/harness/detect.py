@@ -4,7 +4,7 @@ The self-test (``compat.harness.selftest``) switches faults of compat's plug-in 
 on; this benchmark does the same for adapters. Every fault is an adapter with one rule
 of NumPy's semantics broken (``compat.adapters.broken``, or a ``module:Class`` of your
 own with a ``family`` attribute), and it runs against the specs of its family under N
-seeds of the default Hypothesis profile (``dev``: 40 examples per spec), each seed in
+seeds of the exploring Hypothesis profile (``dev``: 40 random examples per spec), each seed in
 one pytest run per family with every fault of the family beside the backend it is
 built on (the control: NumPy, or torch for the gradient and placement faults).
 
