@@ -282,7 +282,7 @@ class Checker(Surveys):
         if (case.op, reference.id, what) not in self.references_lost:
             self.references_lost.add((case.op, reference.id, what))
             self.observations.append(("reference lost", f"{case.op} vs {reference.id}",
-                                      f"{what}; judged against NumPy alone; e.g. {case.example()['call']}"))
+                                      f"{what}; judged against NumPy alone; e.g. {case.call()}"))
         return True
 
     def settled(self, case: Case, other: Outcome, outcome: Outcome, again) -> Outcome:
