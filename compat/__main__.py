@@ -266,8 +266,7 @@ def survey_command(args, extra: list[str]) -> int:
     status = subprocess.call(command + extra)
     if status not in (0, 1):  # 1 would be a failing harness test; report what was recorded anyway
         return status
-    reported = report_command(argparse.Namespace(results=args.results, format="text", run=None, registry=None, all=False))
-    run, _ = chosen_run(argparse.Namespace(results=args.results, run=None), "survey")
+    reported, run = shown_report(argparse.Namespace(results=args.results, format="text", run=None, registry=None, all=False))
     new = {r.key for r in run.divergences if r.status == "new"}
     if new:
         print(f"\ncompat survey: {len(new)} new divergence(s) under seed {seed} (again: {again})")
@@ -304,6 +303,11 @@ def known_command(args, parser) -> int:
 
 
 def report_command(args) -> int:
+    return shown_report(args)[0]
+
+
+def shown_report(args) -> tuple[int, records.Run]:
+    """Print the report of the run ``args`` choose; the exit status (1 where lines were skipped) and that run."""
     run, loaded = chosen_run(args, "report")
     registry_path = args.registry or run.meta.get("registry")
     if registry_path and not args.registry and not Path(registry_path).exists():
@@ -318,7 +322,7 @@ def report_command(args) -> int:
         print(json.dumps(report.json_report(run, known), indent=2))
     else:
         print(report.text_report(run, known, every=args.all))
-    return 1 if loaded.problems else 0
+    return (1 if loaded.problems else 0), run
 
 
 SKIPPED_SHOWN = 100
