@@ -146,8 +146,7 @@ class CompatSession:
         self._writer.write(record)
 
     def describe_run(self) -> dict:
-        # the option first: Hypothesis's own plugin may load the profile after this runs
-        profile = self.config.getoption("hypothesis_profile", None) or settings.get_current_profile_name()
+        profile = profile_name(self.config)
         return {
             "run_id": self.run_id,
             "started": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
@@ -196,11 +195,16 @@ def pytest_configure(config):
         except ExamplesError as error:
             raise pytest.UsageError(f"--compat-examples: {error}") from None
         # re-registered under its own name: Hypothesis's plugin may load --hypothesis-profile after this hook
-        profile = config.getoption("hypothesis_profile", None) or settings.get_current_profile_name()
+        profile = profile_name(config)
         settings.register_profile(profile, parent=settings.get_profile(profile), database=examples)
         settings.load_profile(profile)
     prepare_devices(compat, config)
     compat.description = compat.describe_run()
+
+
+def profile_name(config) -> str:
+    """The run's Hypothesis profile: the option first, since Hypothesis's own plugin may load it after compat's hooks."""
+    return config.getoption("hypothesis_profile", None) or settings.get_current_profile_name()
 
 
 def default_profile(config) -> str:
@@ -346,7 +350,7 @@ def pytest_report_header(config):
 
 def examples_line(config) -> str:
     """Which examples this run draws, and how to draw them again or draw others."""
-    profile = config.getoption("hypothesis_profile", None) or settings.get_current_profile_name()
+    profile = profile_name(config)
     seed = config.getoption("hypothesis_seed", None)
     if settings.get_profile(profile).derandomize:
         return (f"Hypothesis profile {profile!r}, derandomized: each spec's seed is a digest of its source, the same "
