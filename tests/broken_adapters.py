@@ -27,6 +27,7 @@ class NotBroken(NumpyAdapter):
 
 # -- isolation (tests/test_isolation.py)
 
+
 class AbortsOnNegativeInts(NumpyAdapter):
     """Kills its process on a negative Python int, as TensorFlow sometimes does, without a
     word; chatty on stderr before, as frameworks are (TensorFlow's start-up logs)."""
@@ -91,6 +92,7 @@ class RaisesSystemErrorEveryOtherCall(NumpyAdapter):
 # -- casualties: third-party-style adapters that kill, hang or swamp their process
 # (tests/test_isolation.py, tests/test_casualties.py)
 
+
 class AbortsInFloat32Multiply(NumpyAdapter):
     """multiply of a float32 array aborts the process (SIGABRT); everything else is NumPy."""
 
@@ -148,6 +150,7 @@ class SlowNumpy(NumpyAdapter):
 # They keep the backend's name and config, so the shipped registry's entries for that
 # backend apply to them; the bug each one plants is one a too-broad entry would hide.
 
+
 class JaxX32Int64AsInt16(JaxAdapter):
     """JAX without x64, whose add gives int16 where it should give int32 (NumPy: int64):
     a 64-bit result that comes out narrower than JAX's documented 32-bit counterpart
@@ -155,7 +158,12 @@ class JaxX32Int64AsInt16(JaxAdapter):
 
     def call(self, op, args, kwargs=None, device=None):
         outcome = super().call(op, args, kwargs, device)
-        if op == "add" and not outcome.raised and outcome.values is not None and outcome.values.dtype == np.int32:
+        if (
+            op == "add"
+            and not outcome.raised
+            and outcome.values is not None
+            and outcome.values.dtype == np.int32
+        ):
             return with_values(outcome, outcome.values.astype(np.int16))
         return outcome
 
@@ -165,6 +173,12 @@ class TorchUnsignedGetitemRaises(TorchAdapter):
     in the indexing family, with the unsigned dtypes PyTorch supports only in part."""
 
     def call(self, op, args, kwargs=None, device=None):
-        if op == "getitem" and isinstance(args[0], np.ndarray) and args[0].dtype.name in ("uint16", "uint32", "uint64"):
-            return Outcome(error=TypeError("planted: no indexing of unsigned tensors"), error_category="dtype")
+        if (
+            op == "getitem"
+            and isinstance(args[0], np.ndarray)
+            and args[0].dtype.name in ("uint16", "uint32", "uint64")
+        ):
+            return Outcome(
+                error=TypeError("planted: no indexing of unsigned tensors"), error_category="dtype"
+            )
         return super().call(op, args, kwargs, device)

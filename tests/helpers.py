@@ -6,9 +6,9 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
-from typing import Callable
 
 from compat.harness import supervision
 from compat.results import records
@@ -26,9 +26,12 @@ def subprocess_env(tmp: Path, **extra: str) -> dict[str, str]:
     thousands of modules, the whole hypothesis package as a plugin); no CI variable
     (Hypothesis loads its own ci profile where it is set); nothing inherited from this pytest (PYTEST_ADDOPTS,
     xdist worker variables, the supervisor's mark: a child run has a supervisor of its own)."""
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("CI", "PYTEST_ADDOPTS", "PYTEST_CURRENT_TEST", supervision.SUPERVISED)
-           and not k.startswith("PYTEST_XDIST_")}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("CI", "PYTEST_ADDOPTS", "PYTEST_CURRENT_TEST", supervision.SUPERVISED)
+        and not k.startswith("PYTEST_XDIST_")
+    }
     env["PYTHONPATH"] = os.pathsep.join([str(REPO)] + [p for p in [env.get("PYTHONPATH", "")] if p])
     env["HYPOTHESIS_STORAGE_DIRECTORY"] = str(tmp / "hypothesis-db")
     env.pop("PYTHONDONTWRITEBYTECODE", None)
@@ -40,12 +43,24 @@ def subprocess_env(tmp: Path, **extra: str) -> dict[str, str]:
 def run(args: list[str], tmp: Path, **extra_env: str) -> subprocess.CompletedProcess:
     """``python <args>`` from the checkout, output captured as text."""
     tmp.mkdir(parents=True, exist_ok=True)
-    return subprocess.run([sys.executable, *args], cwd=REPO, env=subprocess_env(tmp, **extra_env),
-                          capture_output=True, text=True, timeout=TIMEOUT)
+    return subprocess.run(
+        [sys.executable, *args],
+        cwd=REPO,
+        env=subprocess_env(tmp, **extra_env),
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+    )
 
 
-def run_pytest(args: list[str], tmp: Path, results: Path | None = None, shipped_registry: bool = False,
-               supervised: bool = False, **extra_env: str) -> subprocess.CompletedProcess:
+def run_pytest(
+    args: list[str],
+    tmp: Path,
+    results: Path | None = None,
+    shipped_registry: bool = False,
+    supervised: bool = False,
+    **extra_env: str,
+) -> subprocess.CompletedProcess:
     """``python -m pytest <args>`` with records under ``results`` (default tmp/results)
     and an empty registry, so that what the shipped registry says cannot change the
     outcome; with ``shipped_registry`` the plugin's default registry (that of the checkout).
@@ -68,7 +83,11 @@ def side_by_side(plants: dict[str, tuple[str, str]]) -> list[str]:
     one child run, each only on its specs: adapter class -> (its name, the -k expression
     of its specs)."""
     select = " or ".join(f"({specs}) and {name}" for name, specs in plants.values())
-    return ["-k", select, *(a for adapter in plants for a in ("--adapter", f"compat.adapters.broken:{adapter}"))]
+    return [
+        "-k",
+        select,
+        *(a for adapter in plants for a in ("--adapter", f"compat.adapters.broken:{adapter}")),
+    ]
 
 
 def empty_registry(tmp: Path) -> Path:
@@ -81,7 +100,9 @@ def empty_registry(tmp: Path) -> Path:
 
 def output(process: subprocess.CompletedProcess) -> str:
     """Everything a child printed, for assertion messages."""
-    return f"exit code {process.returncode}\n--- stdout ---\n{process.stdout}\n--- stderr ---\n{process.stderr}"
+    return (
+        f"exit code {process.returncode}\n--- stdout ---\n{process.stdout}\n--- stderr ---\n{process.stderr}"
+    )
 
 
 def nonempty_lines(text: str) -> list[str]:
@@ -116,9 +137,19 @@ class Jobs:
 BACKEND = {"name": "numpy", "id": "numpy", "version": "2.0.0", "config": {}}
 
 
-def common(run_id: str = "run-1", worker: str = "main", spec: str = "compat/specs/promotion.py::test_x[numpy]") -> dict:
-    return {"schema": records.SCHEMA_VERSION, "run_id": run_id, "worker": worker, "family": "promotion", "spec": spec,
-            "backend": dict(BACKEND), "device": None, "reference": "numpy"}
+def common(
+    run_id: str = "run-1", worker: str = "main", spec: str = "compat/specs/promotion.py::test_x[numpy]"
+) -> dict:
+    return {
+        "schema": records.SCHEMA_VERSION,
+        "run_id": run_id,
+        "worker": worker,
+        "family": "promotion",
+        "spec": spec,
+        "backend": dict(BACKEND),
+        "device": None,
+        "reference": "numpy",
+    }
 
 
 def checks_record(cases: dict[str, int] | None = None, **kwargs) -> dict:
@@ -127,20 +158,35 @@ def checks_record(cases: dict[str, int] | None = None, **kwargs) -> dict:
 
 def divergence_record(op: str = "add", **kwargs) -> dict:
     return {
-        **common(**kwargs), "record": "divergence", "op": op, "kind": "dtype",
+        **common(**kwargs),
+        "record": "divergence",
+        "op": op,
+        "kind": "dtype",
         "signature": {"inputs": "int8,uint8", "expected": "int16", "actual": "int8"},
         "expected": {"dtype": "int16", "shape": [1], "values": [3]},
         "actual": {"dtype": "int8", "shape": [1], "values": [3]},
         "detail": "dtype int8, expected int16",
-        "example": {"call": f"{op}(x0, x1)", "inputs": {"x0": "np.array([2], dtype=np.int8)", "x1": "np.array([1], dtype=np.uint8)"}},
-        "reproducer": "print('hello')\n", "count": 1, "known": None, "status": "new",
+        "example": {
+            "call": f"{op}(x0, x1)",
+            "inputs": {"x0": "np.array([2], dtype=np.int8)", "x1": "np.array([1], dtype=np.uint8)"},
+        },
+        "reproducer": "print('hello')\n",
+        "count": 1,
+        "known": None,
+        "status": "new",
     }
 
 
 def run_reproducer(record: dict, tmp: Path) -> str:
     """Run a record's reproducer snippet from the checkout; it must exit 0. Its stdout."""
-    process = subprocess.run([sys.executable, "-c", record["reproducer"]], cwd=REPO, env=subprocess_env(tmp),
-                             capture_output=True, text=True, timeout=120)
+    process = subprocess.run(
+        [sys.executable, "-c", record["reproducer"]],
+        cwd=REPO,
+        env=subprocess_env(tmp),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert process.returncode == 0, output(process) + "\n--- reproducer ---\n" + record["reproducer"]
     return process.stdout
 

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from compat.core import dtypes
-from compat.harness.selection import select
 from compat.core.source import array_source
+from compat.harness.selection import select
 
 # bit patterns that a conversion through another dtype can change: NaNs of both signs
 # with payloads (quiet and signalling), -0.0, the smallest subnormal, infinity

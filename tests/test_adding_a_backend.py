@@ -9,12 +9,11 @@ import textwrap
 
 import pytest
 
-from tests.helpers import REPO, SPECS, Jobs, nonempty_lines, output, run_pytest
-
 from compat.adapters import AdapterError, unsupported
 from compat.adapters.numpy import NumpyAdapter
 from compat.adapters.tensorflow import TensorflowAdapter
 from compat.results import records
+from tests.helpers import REPO, SPECS, Jobs, nonempty_lines, output, run_pytest
 
 pytestmark = pytest.mark.xdist_group("adding-a-backend")  # one worker: the module's fixtures are made once
 
@@ -43,13 +42,30 @@ def jobs(tmp_path_factory):
     modules.mkdir()
     (modules / "my_adapters.py").write_text(readme_example())
     (modules / "misspelled_adapters.py").write_text(MISSPELLED)
-    quick = [str(SPECS / "placement.py"), "-q", "-p", "no:xdist", "-k", "computed_and_compiled", "--device", "none"]
-    jobs = Jobs({
-        "readme": lambda: run_pytest([*quick, "--adapter", "my_adapters:StrictNumpy", "--compat-mode", "report"],
-                                     tmp / "readme", PYTHONPATH=str(modules)),
-        "misspelled": lambda: run_pytest([*quick, "--adapter", "misspelled_adapters:Misspelled"], tmp / "misspelled",
-                                         PYTHONPATH=str(modules)),
-    })
+    quick = [
+        str(SPECS / "placement.py"),
+        "-q",
+        "-p",
+        "no:xdist",
+        "-k",
+        "computed_and_compiled",
+        "--device",
+        "none",
+    ]
+    jobs = Jobs(
+        {
+            "readme": lambda: run_pytest(
+                [*quick, "--adapter", "my_adapters:StrictNumpy", "--compat-mode", "report"],
+                tmp / "readme",
+                PYTHONPATH=str(modules),
+            ),
+            "misspelled": lambda: run_pytest(
+                [*quick, "--adapter", "misspelled_adapters:Misspelled"],
+                tmp / "misspelled",
+                PYTHONPATH=str(modules),
+            ),
+        }
+    )
     yield jobs, tmp
     jobs.close()
 
@@ -65,7 +81,9 @@ def test_the_readme_example_runs_as_written_and_shows_what_it_declares_unsupport
     reasons = {op: reason for c in run.checks for op, reason in c.unsupported.items()}
     assert reasons == {"compiled_add": "NumPy compiles nothing"}, reasons
     assert not [d for d in run.divergences if d.op == "compiled_add"]
-    assert "numpy-strict: compiled_add (NumPy compiles nothing)" in process.stdout, output(process)  # the summary
+    assert "numpy-strict: compiled_add (NumPy compiles nothing)" in process.stdout, output(
+        process
+    )  # the summary
 
 
 def test_a_misspelled_operation_stops_the_run_at_start_up_with_one_line(jobs):
@@ -73,7 +91,9 @@ def test_a_misspelled_operation_stops_the_run_at_start_up_with_one_line(jobs):
     assert process.returncode == 4, output(process)  # pytest's usage error: nothing ran
     errors = [line for line in nonempty_lines(process.stderr) if line.startswith("ERROR")]
     assert len(errors) == 1 and "Traceback" not in process.stderr, output(process)
-    assert "misspelled" in errors[0] and "'floor_divide'" in errors[0] and "np.floordivide" in errors[0], errors[0]
+    assert "misspelled" in errors[0] and "'floor_divide'" in errors[0] and "np.floordivide" in errors[0], (
+        errors[0]
+    )
 
 
 def test_a_misspelled_operation_is_an_adapter_error_naming_it(tmp_path, monkeypatch):

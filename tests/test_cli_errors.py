@@ -41,7 +41,11 @@ def malformed_results(tmp):
     directory = tmp / "malformed-results"
     run_directory = directory / "run-1"
     run_directory.mkdir(parents=True)
-    lines = [json.dumps(divergence_record(op="bitwise_xor")), "{not json", json.dumps(checks_record(cases={"bitwise_xor": 7}))]
+    lines = [
+        json.dumps(divergence_record(op="bitwise_xor")),
+        "{not json",
+        json.dumps(checks_record(cases={"bitwise_xor": 7})),
+    ]
     (run_directory / "records-x.jsonl").write_text("\n".join(lines) + "\n")
     return directory
 
@@ -49,40 +53,73 @@ def malformed_results(tmp):
 @pytest.fixture(scope="module")
 def jobs(tmp, malformed_results):
     """All the child processes of this module, started together."""
-    (tmp / "bad-registry.toml").write_text('[[known]]\nid = "no-reason-here"\nbackend = "torch"\nkind = "dtype"\ndiffers = "x"\n')
+    (tmp / "bad-registry.toml").write_text(
+        '[[known]]\nid = "no-reason-here"\nbackend = "torch"\nkind = "dtype"\ndiffers = "x"\n'
+    )
     (tmp / "a-file").write_text("")
     adapters = tmp / "adapters"
     adapters.mkdir()
-    (adapters / f"{ADAPTER_MODULE}.py").write_text(textwrap.dedent("""
+    (adapters / f"{ADAPTER_MODULE}.py").write_text(
+        textwrap.dedent("""
         from compat.adapters import Adapter
 
 
         class Missing(Adapter):
             name = "missingfw"
             requires = "no_such_framework_xyz"
-    """))
+    """)
+    )
     good_results = tmp / "good-results" / "run-2"
     good_results.mkdir(parents=True)
     (good_results / "records-main.jsonl").write_text(json.dumps(checks_record(run_id="run-2")) + "\n")
     quick = ["-q", "-k", "literal and 1j"]
     table = {
-        "unknown-backend": lambda: run_pytest([PROMOTION, *quick, "--backends", "nosuch"], tmp / "unknown-backend"),
-        "bad-registry": lambda: run_pytest([PROMOTION, *quick, "--backends", "numpy",
-                                            "--compat-registry", str(tmp / "bad-registry.toml")], tmp / "bad-registry"),
-        "unwritable-results": lambda: run_pytest([PROMOTION, *quick, "--backends", "numpy"], tmp / "unwritable",
-                                                 results=tmp / "a-file" / "sub"),
-        "unknown-mode": lambda: run_pytest([PROMOTION, *quick, "--backends", "numpy", "--modes", "numpy:jit"],
-                                           tmp / "unknown-mode"),
-        "bad-adapter-path": lambda: run_pytest([PROMOTION, *quick, "--adapter", "no_such_module_xyz:Adapter"], tmp / "bad-adapter"),
-        "not-installed": lambda: run_pytest([PROMOTION, "-k", "literal", "-rs", "--adapter", f"{ADAPTER_MODULE}:Missing",
-                                             "--device", "missingfw:gpu:0", "--reference-device", "missingfw:cpu:0"],
-                                            tmp / "not-installed", PYTHONPATH=str(adapters)),
-        "bench-unknown-backend": lambda: run(["-m", "compat", "bench", "--backends", "nosuch"], tmp / "bench-unknown"),
-        "report-missing-dir": lambda: run(["-m", "compat", "report", str(tmp / "no-such-dir")], tmp / "report-missing"),
-        "report-malformed": lambda: run(["-m", "compat", "report", str(malformed_results),
-                                         "--registry", str(tmp / "empty.toml")], tmp / "report-malformed"),
-        "report-bad-registry": lambda: run(["-m", "compat", "report", str(good_results),
-                                            "--registry", str(tmp / "bad-registry.toml")], tmp / "report-bad-registry"),
+        "unknown-backend": lambda: run_pytest(
+            [PROMOTION, *quick, "--backends", "nosuch"], tmp / "unknown-backend"
+        ),
+        "bad-registry": lambda: run_pytest(
+            [PROMOTION, *quick, "--backends", "numpy", "--compat-registry", str(tmp / "bad-registry.toml")],
+            tmp / "bad-registry",
+        ),
+        "unwritable-results": lambda: run_pytest(
+            [PROMOTION, *quick, "--backends", "numpy"], tmp / "unwritable", results=tmp / "a-file" / "sub"
+        ),
+        "unknown-mode": lambda: run_pytest(
+            [PROMOTION, *quick, "--backends", "numpy", "--modes", "numpy:jit"], tmp / "unknown-mode"
+        ),
+        "bad-adapter-path": lambda: run_pytest(
+            [PROMOTION, *quick, "--adapter", "no_such_module_xyz:Adapter"], tmp / "bad-adapter"
+        ),
+        "not-installed": lambda: run_pytest(
+            [
+                PROMOTION,
+                "-k",
+                "literal",
+                "-rs",
+                "--adapter",
+                f"{ADAPTER_MODULE}:Missing",
+                "--device",
+                "missingfw:gpu:0",
+                "--reference-device",
+                "missingfw:cpu:0",
+            ],
+            tmp / "not-installed",
+            PYTHONPATH=str(adapters),
+        ),
+        "bench-unknown-backend": lambda: run(
+            ["-m", "compat", "bench", "--backends", "nosuch"], tmp / "bench-unknown"
+        ),
+        "report-missing-dir": lambda: run(
+            ["-m", "compat", "report", str(tmp / "no-such-dir")], tmp / "report-missing"
+        ),
+        "report-malformed": lambda: run(
+            ["-m", "compat", "report", str(malformed_results), "--registry", str(tmp / "empty.toml")],
+            tmp / "report-malformed",
+        ),
+        "report-bad-registry": lambda: run(
+            ["-m", "compat", "report", str(good_results), "--registry", str(tmp / "bad-registry.toml")],
+            tmp / "report-bad-registry",
+        ),
     }
     (tmp / "empty.toml").write_text("")
     started = Jobs(table)

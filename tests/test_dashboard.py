@@ -19,10 +19,8 @@ from pathlib import Path
 import pytest
 
 from compat import dashboard
-from compat.core import dtypes, ops, oracle
-from compat.results import records
-from compat.results import aggregate
-from compat.results import store
+from compat.core import dtypes, ops
+from compat.results import aggregate, records, store
 from tests.helpers import REPO, checks_record, common, divergence_record, output, run, subprocess_env
 
 pytestmark = pytest.mark.xdist_group("dashboard")  # one worker: the module's fixtures are made once
@@ -30,16 +28,34 @@ pytestmark = pytest.mark.xdist_group("dashboard")  # one worker: the module's fi
 FIXTURE = REPO / "fixtures" / "results"
 CHROMIUM = Path("/usr/bin/chromium")
 SCRIPT = "<script>window.__xss = 1</script>"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync", "--no-first-run"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory) -> Path:
     """The dashboard of the fixture runs, made with the command line."""
     tmp = tmp_path_factory.mktemp("dashboard")
-    process = run(["-m", "compat", "dashboard", "--store", str(tmp / "store.sqlite"), "--results", str(FIXTURE),
-                   "-o", str(tmp / "site")], tmp)
+    process = run(
+        [
+            "-m",
+            "compat",
+            "dashboard",
+            "--store",
+            str(tmp / "store.sqlite"),
+            "--results",
+            str(FIXTURE),
+            "-o",
+            str(tmp / "site"),
+        ],
+        tmp,
+    )
     assert process.returncode == 0, output(process)
     assert (tmp / "site" / "index.html").exists(), output(process)
     return tmp / "site"
@@ -74,7 +90,12 @@ class Page(HTMLParser):
         elif tag == "tr" and self.tables:
             self.tables[-1].append([])
         elif tag in ("td", "th") and self.tables and self.tables[-1]:
-            self._cell = {"text": "", "class": attrs.get("class") or "", "links": [], "title": attrs.get("title") or ""}
+            self._cell = {
+                "text": "",
+                "class": attrs.get("class") or "",
+                "links": [],
+                "title": attrs.get("title") or "",
+            }
             self.tables[-1][-1].append(self._cell)
         elif tag == "a" and "href" in attrs:
             self.links.append(attrs["href"])
@@ -126,6 +147,7 @@ def latest_runs(loaded: records.Loaded) -> dict[tuple[str, str], records.Run]:
 
 # -- what the pages say --------------------------------------------------------------
 
+
 def test_every_link_resolves_and_no_page_needs_the_network(site):
     pages = sorted(site.rglob("*.html"))
     assert len(pages) > 20
@@ -137,14 +159,24 @@ def test_every_link_resolves_and_no_page_needs_the_network(site):
             target = (path.parent / href.split("#")[0]).resolve()
             assert target.is_file(), (path, href)
         text = path.read_text()
-        assert not re.search(r"""(src|href)=["']?(https?:)?//""", text.replace('href="https://', "").replace('href="http://', "")), path
-        assert re.findall(r'<link rel="stylesheet" href="([^"]+)"', text) in (["style.css"], ["../style.css"]), path
+        assert not re.search(
+            r"""(src|href)=["']?(https?:)?//""",
+            text.replace('href="https://', "").replace('href="http://', ""),
+        ), path
+        assert re.findall(r'<link rel="stylesheet" href="([^"]+)"', text) in (
+            ["style.css"],
+            ["../style.css"],
+        ), path
 
 
 def test_record_strings_are_escaped_everywhere(site):
     pages = {path: path.read_text() for path in site.rglob("*.html")}
     assert not any(SCRIPT in text for text in pages.values())
-    showing = [path for path, text in pages.items() if html.escape(SCRIPT) in text or html.escape(SCRIPT, quote=False) in text]
+    showing = [
+        path
+        for path, text in pages.items()
+        if html.escape(SCRIPT) in text or html.escape(SCRIPT, quote=False) in text
+    ]
     assert showing, "the injected record is not shown at all"
     for path in showing:
         assert SCRIPT in Page(path).all_text()
@@ -158,7 +190,11 @@ def test_matrix_counts_are_those_of_each_cells_latest_run(site, loaded):
     assert {backend for backend, _ in chosen} == {b for b, _ in cells}
     for (backend, family), run_ in chosen.items():
         cell = cells[(backend, family)]
-        rows = [r for r in aggregate.summary(run_.checks, run_.divergences) if (r.backend, r.family) == (backend, family)]
+        rows = [
+            r
+            for r in aggregate.summary(run_.checks, run_.divergences)
+            if (r.backend, r.family) == (backend, family)
+        ]
         (row,) = rows
         if row.new or row.known:
             assert f"{row.new} new / {row.known} known" in cell["text"], (backend, family, cell)
@@ -175,12 +211,18 @@ def test_matrix_counts_are_those_of_each_cells_latest_run(site, loaded):
 def test_a_cell_leads_to_its_divergences_and_each_to_its_page(site, loaded):
     cells = matrix_cells(Page(site / "index.html"))
     chosen = latest_runs(loaded)
-    backend, family = next(k for k, r in sorted(chosen.items()) if any(
-        d.backend.id == k[0] and d.family == k[1] for d in r.divergences))
+    backend, family = next(
+        k
+        for k, r in sorted(chosen.items())
+        if any(d.backend.id == k[0] and d.family == k[1] for d in r.divergences)
+    )
     (href,) = cells[(backend, family)]["links"]
     listing = Page(site / href)
-    merged = [d for d in aggregate.distinct(chosen[(backend, family)].divergences)
-              if d.backend.id == backend and d.family == family]
+    merged = [
+        d
+        for d in aggregate.distinct(chosen[(backend, family)].divergences)
+        if d.backend.id == backend and d.family == family
+    ]
     rows = listing.tables[0][1:]
     assert len(rows) == len(merged)
     signatures = {(r[2]["text"], r[3]["text"]) for r in rows}
@@ -204,8 +246,13 @@ def test_promotion_table_shows_the_backends_dtype_where_it_differs(site, loaded)
         if tables:
             grids[backend] = tables[0]
     (site / "section.tmp").unlink()
-    exhaustive = {b for (b, f), r in chosen.items() if f == "promotion" and b != "numpy"
-                  and any("promotion-grid" in c.tables for c in r.checks if c.backend.id == b)}
+    exhaustive = {
+        b
+        for (b, f), r in chosen.items()
+        if f == "promotion"
+        and b != "numpy"
+        and any("promotion-grid" in c.tables for c in r.checks if c.backend.id == b)
+    }
     assert exhaustive and set(grids) == exhaustive
     for backend, grid in grids.items():
         columns = [c["text"] for c in grid[0]]
@@ -243,7 +290,9 @@ def test_surveys_show_every_observation_and_the_out_of_bounds_behaviours(site, l
     for record in invalid:
         if record.run_id == latest_runs(loaded)[(record.backend.id, "indexing")].run_id:
             error = record.actual.get("error")
-            assert (f"raises {error['type'].rsplit('.', 1)[-1]}" if error else f"returns {record.actual['dtype']}") in text
+            assert (
+                f"raises {error['type'].rsplit('.', 1)[-1]}" if error else f"returns {record.actual['dtype']}"
+            ) in text
 
 
 def test_devices_page_shows_kernel_coverage(site, loaded):
@@ -262,8 +311,11 @@ def test_history_lists_what_is_new_and_fixed_since_the_previous_run(site, loaded
     previous, latest = runs[-2], runs[-1]
 
     def keys(run_, backend, family):
-        return {(d.op, d.kind, d.signature["inputs"], d.signature["expected"], d.signature["actual"])
-                for d in run_.divergences if (d.backend.id, d.family) == (backend, family)}
+        return {
+            (d.op, d.kind, d.signature["inputs"], d.signature["expected"], d.signature["actual"])
+            for d in run_.divergences
+            if (d.backend.id, d.family) == (backend, family)
+        }
 
     text = Page(site / "history.html").all_text()
     compared = 0
@@ -272,26 +324,48 @@ def test_history_lists_what_is_new_and_fixed_since_the_previous_run(site, loaded
         if not any((r.backend.id, r.family) == (backend, family) for r in previous.checks):
             continue
         now, before = keys(latest, backend, family), keys(previous, backend, family)
-        checked = {op for r in latest.checks if (r.backend.id, r.family) == (backend, family) for op in r.cases}
+        checked = {
+            op for r in latest.checks if (r.backend.id, r.family) == (backend, family) for op in r.cases
+        }
         new, fixed = len(now - before), len({k for k in before - now if k[0] in checked})
         section = text.split(f"{backend} {versions[backend]} on default device · {family}")
         if new or fixed:
             assert len(section) == 2, (backend, family)
             body = section[1].split(" on default device · ")[0]
-            assert (f"new since the previous run ({new})" in body) == bool(new), (backend, family, new, body[:300])
-            assert (f"fixed since the previous run ({fixed})" in body) == bool(fixed), (backend, family, fixed)
+            assert (f"new since the previous run ({new})" in body) == bool(new), (
+                backend,
+                family,
+                new,
+                body[:300],
+            )
+            assert (f"fixed since the previous run ({fixed})" in body) == bool(fixed), (
+                backend,
+                family,
+                fixed,
+            )
             compared += 1
     assert compared
 
 
 def test_device_divergences_have_their_own_matrix(tmp_path, loaded):
     """A device compared with its reference device (no fixture run has one: made from a real record)."""
-    real = next(d for run_ in loaded.runs.values() for d in run_.divergences if d.backend.name == "torch").to_json()
+    real = next(
+        d for run_ in loaded.runs.values() for d in run_.divergences if d.backend.name == "torch"
+    ).to_json()
     run_directory = tmp_path / "results" / "device-run"
     run_directory.mkdir(parents=True)
-    device = {**real, "device": "apu:0", "reference": "device:cpu", "status": "new", "known": None, "run_id": "device-run"}
+    device = {
+        **real,
+        "device": "apu:0",
+        "reference": "device:cpu",
+        "status": "new",
+        "known": None,
+        "run_id": "device-run",
+    }
     checks = {key: real[key] for key in ("schema", "worker", "family", "spec", "backend")}
-    checks.update(record="checks", run_id="device-run", device="apu:0", reference="device:cpu", cases={real["op"]: 5})
+    checks.update(
+        record="checks", run_id="device-run", device="apu:0", reference="device:cpu", cases={real["op"]: 5}
+    )
     (run_directory / "records-main.jsonl").write_text(json.dumps(device) + "\n" + json.dumps(checks) + "\n")
     store.ingest(tmp_path / "s.sqlite", [tmp_path / "results", FIXTURE])
     dashboard.render(tmp_path / "s.sqlite", tmp_path / "site")
@@ -311,27 +385,49 @@ def test_device_params_without_device_divergences_show_in_the_device_matrix(tmp_
     compared with the reference device, so the device matrix has the row, green, with its
     cases; and a spec that checked nothing (NumPy has no autodiff) is not green, and says
     what the adapter declared unsupported."""
-    real = next(c for run_ in loaded.runs.values() for c in run_.checks if c.backend.name == "torch").to_json()
+    real = next(
+        c for run_ in loaded.runs.values() for c in run_.checks if c.backend.name == "torch"
+    ).to_json()
     run_directory = tmp_path / "results" / "20261122T070000Z-d0d0d0"
     run_directory.mkdir(parents=True)
     common = {key: real[key] for key in ("schema", "worker", "backend")}
-    on_device = {**common, "record": "checks", "run_id": run_directory.name, "family": "promotion", "spec": "s[torch@apu:0]",
-                 "device": "apu:0", "reference": "numpy", "cases": {"add": 7}}
-    skipped = {**on_device, "family": "gradients", "spec": "g[numpy]", "device": None, "cases": {},
-               "backend": {**real["backend"], "name": "numpy", "id": "numpy"},
-               "unsupported": {"grad": "NumPy has no automatic differentiation"}}
-    (run_directory / "records-main.jsonl").write_text(json.dumps(on_device) + "\n" + json.dumps(skipped) + "\n")
+    on_device = {
+        **common,
+        "record": "checks",
+        "run_id": run_directory.name,
+        "family": "promotion",
+        "spec": "s[torch@apu:0]",
+        "device": "apu:0",
+        "reference": "numpy",
+        "cases": {"add": 7},
+    }
+    skipped = {
+        **on_device,
+        "family": "gradients",
+        "spec": "g[numpy]",
+        "device": None,
+        "cases": {},
+        "backend": {**real["backend"], "name": "numpy", "id": "numpy"},
+        "unsupported": {"grad": "NumPy has no automatic differentiation"},
+    }
+    (run_directory / "records-main.jsonl").write_text(
+        json.dumps(on_device) + "\n" + json.dumps(skipped) + "\n"
+    )
     store.ingest(tmp_path / "s.sqlite", [tmp_path / "results"])
     dashboard.render(tmp_path / "s.sqlite", tmp_path / "site")
     cells = matrix_cells(Page(tmp_path / "site" / "devices.html"))
     assert list(cells) == [("torch", "promotion")], cells
-    assert "no divergence" in cells[("torch", "promotion")]["text"] and "7 cases" in cells[("torch", "promotion")]["text"]
+    assert (
+        "no divergence" in cells[("torch", "promotion")]["text"]
+        and "7 cases" in cells[("torch", "promotion")]["text"]
+    )
     numpy_cell = matrix_cells(Page(tmp_path / "site" / "index.html"))[("numpy", "gradients")]
     assert "not checked" in numpy_cell["text"] and "clean" not in numpy_cell["class"], numpy_cell
     assert "1 unsupported" in numpy_cell["text"], numpy_cell  # declared, though no case was checked
 
 
 # -- execution modes -------------------------------------------------------------------
+
 
 def test_execution_modes_have_their_own_matrix(tmp_path):
     """A mode row (jax.jit: backend config {"mode": "jit"}) is compared with NumPy and with the
@@ -341,12 +437,15 @@ def test_execution_modes_have_their_own_matrix(tmp_path):
     run_id = "20261122T080000Z-e0e0e0"
     jax = {"name": "jax", "id": "jax[x64]", "version": "0.10.2", "config": {"x64": True}}
     jit = {**jax, "config": {"x64": True, "mode": "jit"}}
-    lines = [checks_record(run_id=run_id, cases={"add": 4, "multiply": 4}) | {"backend": jax},
-             checks_record(run_id=run_id, cases={"add": 3, "multiply": 3}) | {"backend": jit},
-             divergence_record("add", run_id=run_id) | {"backend": jit},
-             divergence_record("multiply", run_id=run_id) | {"backend": jit, "reference": "mode:eager"},
-             checks_record(run_id=run_id, cases={"add": 2}) | {"backend": jax, "device": "cpu:1"},
-             divergence_record("add", run_id=run_id) | {"backend": jax, "device": "cpu:1", "reference": "device:cpu:0"}]
+    lines = [
+        checks_record(run_id=run_id, cases={"add": 4, "multiply": 4}) | {"backend": jax},
+        checks_record(run_id=run_id, cases={"add": 3, "multiply": 3}) | {"backend": jit},
+        divergence_record("add", run_id=run_id) | {"backend": jit},
+        divergence_record("multiply", run_id=run_id) | {"backend": jit, "reference": "mode:eager"},
+        checks_record(run_id=run_id, cases={"add": 2}) | {"backend": jax, "device": "cpu:1"},
+        divergence_record("add", run_id=run_id)
+        | {"backend": jax, "device": "cpu:1", "reference": "device:cpu:0"},
+    ]
     run_directory = tmp_path / "results" / run_id
     run_directory.mkdir(parents=True)
     (run_directory / "records-main.jsonl").write_text("".join(json.dumps(r) + "\n" for r in lines))
@@ -358,7 +457,9 @@ def test_execution_modes_have_their_own_matrix(tmp_path):
     cells = matrix_cells(modes)
     assert list(cells) == [("jax[x64]~jit", "promotion")], cells
     cell = cells[("jax[x64]~jit", "promotion")]
-    assert "1 new / 0 known" in cell["text"] and "6 cases checked" in cell["text"] and "new" in cell["class"], cell
+    assert (
+        "1 new / 0 known" in cell["text"] and "6 cases checked" in cell["text"] and "new" in cell["class"]
+    ), cell
     assert "vs eager" in modes.tables[0][1][0]["text"]
     (listed,) = modes.tables[1:]  # the mode row's divergences from eager, with a page each
     assert [(row[0]["text"], row[3]["text"]) for row in listed[1:]] == [("promotion", "multiply")]
@@ -393,8 +494,15 @@ ACCURACY = "accuracy: worst error in ULPs"  # compat/specs/numerics.py's test_ac
 
 
 def observation_record(row: str, value: str, backend: dict, run_id: str, table: str = ACCURACY) -> dict:
-    return {**common(run_id=run_id, spec="compat/specs/numerics.py::test_accuracy_survey[exp]"), "family": "numerics",
-            "record": "observation", "table": table, "row": row, "value": value, "backend": backend}
+    return {
+        **common(run_id=run_id, spec="compat/specs/numerics.py::test_accuracy_survey[exp]"),
+        "family": "numerics",
+        "record": "observation",
+        "table": table,
+        "row": row,
+        "value": value,
+        "backend": backend,
+    }
 
 
 def test_accuracy_page_has_a_table_per_function_marked_against_the_bound(tmp_path):
@@ -407,20 +515,30 @@ def test_accuracy_page_has_a_table_per_function_marked_against_the_bound(tmp_pat
     numpy = {"name": "numpy", "id": "numpy", "version": "2.0.0", "config": {}}
     jit = {"name": "jax", "id": "jax[x64]", "version": "0.10.2", "config": {"x64": True, "mode": "jit"}}
     older, latest = "20261123T080000Z-a0a0a0", "20261123T090000Z-a1a1a1"
-    runs = {older: [observation_record("exp float32", "1 ULP at exp(1.5)", jit, older)],
-            latest: [observation_record("exp float64", "0 ULP (all 1024 inputs)", numpy, latest),
-                     observation_record("exp float32", "2 ULP at exp(-45.3402214050293)", numpy, latest),
-                     observation_record("exp float32", "5.37e+06 ULP at exp(-87.78279113769531)", jit, latest),
-                     observation_record("exp float64", "inf ULP at exp(530.5677121906018)", jit, latest),
-                     observation_record("tanh float16", "0.498 ULP at tanh(0.09033203125)", numpy, latest),
-                     observation_record("tanh float32", "4 ULP at tanh(8.022161483764648)", jit, latest),
-                     observation_record("tanh float32", "1 ULP at tanh(-8.263702392578125); 3 subnormal results "
-                                                        "flushed to zero", numpy, latest),
-                     observation_record("tanh float16", f"raised TypeError (unsupported): no {SCRIPT}", jit, latest),
-                     observation_record("floor(x) at x=0.5", "float32[1] [0.0]", jit, latest, "gradient conventions")]}
+    runs = {
+        older: [observation_record("exp float32", "1 ULP at exp(1.5)", jit, older)],
+        latest: [
+            observation_record("exp float64", "0 ULP (all 1024 inputs)", numpy, latest),
+            observation_record("exp float32", "2 ULP at exp(-45.3402214050293)", numpy, latest),
+            observation_record("exp float32", "5.37e+06 ULP at exp(-87.78279113769531)", jit, latest),
+            observation_record("exp float64", "inf ULP at exp(530.5677121906018)", jit, latest),
+            observation_record("tanh float16", "0.498 ULP at tanh(0.09033203125)", numpy, latest),
+            observation_record("tanh float32", "4 ULP at tanh(8.022161483764648)", jit, latest),
+            observation_record(
+                "tanh float32",
+                "1 ULP at tanh(-8.263702392578125); 3 subnormal results flushed to zero",
+                numpy,
+                latest,
+            ),
+            observation_record("tanh float16", f"raised TypeError (unsupported): no {SCRIPT}", jit, latest),
+            observation_record("floor(x) at x=0.5", "float32[1] [0.0]", jit, latest, "gradient conventions"),
+        ],
+    }
     for run_id, lines in runs.items():
         (tmp_path / "results" / run_id).mkdir(parents=True)
-        (tmp_path / "results" / run_id / "records-main.jsonl").write_text("".join(json.dumps(r) + "\n" for r in lines))
+        (tmp_path / "results" / run_id / "records-main.jsonl").write_text(
+            "".join(json.dumps(r) + "\n" for r in lines)
+        )
     store.ingest(tmp_path / "s.sqlite", [tmp_path / "results"])
     dashboard.render(tmp_path / "s.sqlite", tmp_path / "site")
     site = tmp_path / "site"
@@ -431,24 +549,43 @@ def test_accuracy_page_has_a_table_per_function_marked_against_the_bound(tmp_pat
     exp, tanh = page.tables
     assert [c["text"] for c in exp[0]] == ["dtype", "numpy", "jax[x64]~jit"]
     published = {"exp": ops.PUBLISHED_ULPS["exp"], "tanh": ops.PUBLISHED_ULPS["tanh"]}
-    assert [row[0]["text"].split() for row in exp[1:]] == [["float32", f"{published['exp'][0]}", "ULP"],
-                                                           ["float64", f"{published['exp'][1]}", "ULP"]]
-    assert [row[0]["text"].split() for row in tanh[1:]] == [["float16", f"{ops.NARROW_ULPS}", "ULP"],
-                                                            ["float32", f"{published['tanh'][0]}", "ULP"]]
-    cells = {(name, row[0]["text"].split()[0], column): cell for name, table_ in (("exp", exp), ("tanh", tanh))
-             for row in table_[1:] for column, cell in zip(("numpy", "jit"), row[1:])}
-    assert cells[("exp", "float32", "numpy")]["text"] == "2" and "exp(-45.3402214050293)" in cells[("exp", "float32", "numpy")]["title"]
+    assert [row[0]["text"].split() for row in exp[1:]] == [
+        ["float32", f"{published['exp'][0]}", "ULP"],
+        ["float64", f"{published['exp'][1]}", "ULP"],
+    ]
+    assert [row[0]["text"].split() for row in tanh[1:]] == [
+        ["float16", f"{ops.NARROW_ULPS}", "ULP"],
+        ["float32", f"{published['tanh'][0]}", "ULP"],
+    ]
+    cells = {
+        (name, row[0]["text"].split()[0], column): cell
+        for name, table_ in (("exp", exp), ("tanh", tanh))
+        for row in table_[1:]
+        for column, cell in zip(("numpy", "jit"), row[1:])
+    }
+    assert (
+        cells[("exp", "float32", "numpy")]["text"] == "2"
+        and "exp(-45.3402214050293)" in cells[("exp", "float32", "numpy")]["title"]
+    )
     assert not {"diff", "new", "notrun"} & set(cells[("exp", "float32", "numpy")]["class"].split())
     beyond = cells[("exp", "float32", "jit")]  # the latest run's, not the older one's
     assert beyond["text"] == "5.37e+06" and "exp(-87.78279113769531)" in beyond["title"], beyond
-    assert "diff" in beyond["class"].split() and "beyond the published accuracy of 3 ULP" in beyond["title"], beyond
+    assert (
+        "diff" in beyond["class"].split() and "beyond the published accuracy of 3 ULP" in beyond["title"]
+    ), beyond
     tanh_jit = cells[("tanh", "float32", "jit")]  # within a general 4-ULP bound, beyond tanh's published 2
     assert tanh_jit["text"] == "4" and "diff" in tanh_jit["class"].split(), tanh_jit
     flushing = cells[("tanh", "float32", "numpy")]
     assert flushing["text"].split() == ["1", "3", "subnormal", "results", "flushed", "to", "zero"], flushing
     assert not {"diff", "new", "notrun"} & set(flushing["class"].split())
-    assert cells[("exp", "float64", "numpy")]["text"] == "0" and "clean" in cells[("exp", "float64", "numpy")]["class"].split()
-    assert cells[("tanh", "float16", "numpy")]["text"] == "0.498" and "clean" in cells[("tanh", "float16", "numpy")]["class"].split()
+    assert (
+        cells[("exp", "float64", "numpy")]["text"] == "0"
+        and "clean" in cells[("exp", "float64", "numpy")]["class"].split()
+    )
+    assert (
+        cells[("tanh", "float16", "numpy")]["text"] == "0.498"
+        and "clean" in cells[("tanh", "float16", "numpy")]["class"].split()
+    )
     infinite = cells[("exp", "float64", "jit")]
     assert "inf ULP" in infinite["text"] and "exp(530.5677121906018)" in infinite["text"], infinite
     assert "new" in infinite["class"].split()
@@ -460,7 +597,9 @@ def test_accuracy_page_has_a_table_per_function_marked_against_the_bound(tmp_pat
 
     surveys = Page(site / "surveys.html")
     assert "accuracy.html" in surveys.links
-    assert len(surveys.tables) == 1 and surveys.tables[0][1][0]["text"] == "floor(x) at x=0.5"  # not the accuracy rows
+    assert (
+        len(surveys.tables) == 1 and surveys.tables[0][1][0]["text"] == "floor(x) at x=0.5"
+    )  # not the accuracy rows
     nav = Page(site / "index.html").links
     assert nav.index("accuracy.html") == nav.index("surveys.html") + 1
 
@@ -486,15 +625,24 @@ def with_a_previous_jax(results: Path) -> dict:
     target = results / run_id
     target.mkdir(parents=True)
     meta = json.loads((source / "run.json").read_text())
-    meta.update(run_id=run_id, started="2026-11-22T03:00:00+00:00",
-                backends=[{**b, "version": PREVIOUS} for b in meta["backends"] if b["id"] == "jax[x64]"])
+    meta.update(
+        run_id=run_id,
+        started="2026-11-22T03:00:00+00:00",
+        backends=[{**b, "version": PREVIOUS} for b in meta["backends"] if b["id"] == "jax[x64]"],
+    )
     (target / "run.json").write_text(json.dumps(meta))
-    mine = [json.loads(line) for path in sorted(source.glob("records-*.jsonl")) for line in path.read_text().splitlines()
-            if line.strip() and json.loads(line)["backend"]["id"] == "jax[x64]"]
+    mine = [
+        json.loads(line)
+        for path in sorted(source.glob("records-*.jsonl"))
+        for line in path.read_text().splitlines()
+        if line.strip() and json.loads(line)["backend"]["id"] == "jax[x64]"
+    ]
     for record in mine:
         record.update(run_id=run_id, backend={**record["backend"], "version": PREVIOUS})
-    promotion = sorted((r for r in mine if r["record"] == "divergence" and r["family"] == "promotion"),
-                       key=lambda r: (r["op"], r["signature"]["inputs"]))
+    promotion = sorted(
+        (r for r in mine if r["record"] == "divergence" and r["family"] == "promotion"),
+        key=lambda r: (r["op"], r["signature"]["inputs"]),
+    )
     dropped = promotion[0]["signature"]
     mine = [r for r in mine if r.get("signature") != dropped or r["family"] != "promotion"]
     added = {**promotion[1], "signature": {**promotion[1]["signature"], "inputs": "float16,float16"}}
@@ -502,8 +650,13 @@ def with_a_previous_jax(results: Path) -> dict:
     survey = next(r for r in mine if r["record"] == "observation")
     survey["value"] = "previous answer"
     (target / "records-gw0.jsonl").write_text("".join(json.dumps(r, sort_keys=True) + "\n" for r in mine))
-    return {"run_id": run_id, "latest": source.name, "dropped": dropped["inputs"], "added": added["signature"]["inputs"],
-            "survey": (survey["row"], survey["value"])}
+    return {
+        "run_id": run_id,
+        "latest": source.name,
+        "dropped": dropped["inputs"],
+        "added": added["signature"]["inputs"],
+        "survey": (survey["row"], survey["value"]),
+    }
 
 
 def header_text(cell: dict) -> str:
@@ -522,7 +675,10 @@ def test_each_version_of_a_backend_is_a_row_and_the_versions_page_says_what_chan
     columns = [c["text"].strip() for c in head]
     by_row = {header_text(row[0]): dict(zip(columns[1:], row[1:])) for row in rows}
     jax_rows = [h for h in by_row if h.startswith("jax[x64]")]
-    assert [h.replace("default device", "") for h in jax_rows] == [f"jax[x64] {PREVIOUS}", "jax[x64] 0.10.2"], list(by_row)
+    assert [h.replace("default device", "") for h in jax_rows] == [
+        f"jax[x64] {PREVIOUS}",
+        "jax[x64] 0.10.2",
+    ], list(by_row)
     assert changed["run_id"] in by_row[jax_rows[0]]["promotion"]["title"]
     assert changed["latest"] in by_row[jax_rows[1]]["promotion"]["title"]
     assert "versions.html" in index.links and f"{PREVIOUS} → 0.10.2" in " ".join(index.all_text().split())
@@ -570,6 +726,7 @@ def test_a_store_of_one_version_per_backend_says_so_on_the_versions_page(site):
 
 # -- the reproducer on a page runs -----------------------------------------------------
 
+
 @pytest.mark.skipif(importlib.util.find_spec("torch") is None, reason="torch is not installed")
 def test_the_reproducer_on_a_divergence_page_shows_the_divergence(site, tmp_path):
     candidates = []
@@ -581,8 +738,14 @@ def test_the_reproducer_on_a_divergence_page_shows_the_divergence(site, tmp_path
     assert candidates
     source = candidates[0].pre["repro"]  # the parser has unescaped it, as a browser does
     assert "&quot;" not in source and "&#x27;" not in source
-    process = subprocess.run([sys.executable, "-c", source], cwd=tmp_path, env=subprocess_env(tmp_path),
-                             capture_output=True, text=True, timeout=300)
+    process = subprocess.run(
+        [sys.executable, "-c", source],
+        cwd=tmp_path,
+        env=subprocess_env(tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert process.returncode == 0, output(process) + source
     numpy_line = [line for line in process.stdout.splitlines() if line.startswith("numpy ")]
     torch_line = [line for line in process.stdout.splitlines() if line.startswith("torch ")]
@@ -593,6 +756,7 @@ def test_the_reproducer_on_a_divergence_page_shows_the_divergence(site, tmp_path
 
 
 # -- in a browser ----------------------------------------------------------------------
+
 
 def browser_or_skip():
     if not CHROMIUM.exists():
@@ -610,8 +774,9 @@ def test_in_a_browser_cells_lead_to_divergences_and_record_scripts_do_not_run(si
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         try:
-            context = browser.new_context(viewport={"width": 1300, "height": 900},
-                                          permissions=["clipboard-read", "clipboard-write"])
+            context = browser.new_context(
+                viewport={"width": 1300, "height": 900}, permissions=["clipboard-read", "clipboard-write"]
+            )
             page = context.new_page()
             page.on("pageerror", lambda error: errors.append(str(error)))
             requests = []
@@ -627,7 +792,9 @@ def test_in_a_browser_cells_lead_to_divergences_and_record_scripts_do_not_run(si
 
             # the torch promotion cell holds the record with the script in its op name
             row = page.locator("table.matrix tr", has=page.locator("th", has_text="torch"))
-            column = [h.strip() for h in page.locator("table.matrix thead th").all_inner_texts()].index("promotion")
+            column = [h.strip() for h in page.locator("table.matrix thead th").all_inner_texts()].index(
+                "promotion"
+            )
             row.locator("td").nth(column - 1).locator("a").click()
             page.wait_for_load_state()
             assert "torch" in page.title() and "promotion" in page.title()
@@ -649,14 +816,24 @@ def test_in_a_browser_cells_lead_to_divergences_and_record_scripts_do_not_run(si
             page.get_by_role("button", name="Copy").click()
             page.get_by_role("button", name="Copied").wait_for(timeout=5000)
             assert page.evaluate("navigator.clipboard.readText()") == page.evaluate(
-                "document.getElementById('repro').textContent")
+                "document.getElementById('repro').textContent"
+            )
             page.screenshot(path=str(tmp_path / "dashboard-divergence.png"), full_page=True)
-            for name in ("versions.html", "promotion.html", "surveys.html", "accuracy.html", "devices.html", "modes.html",
-                         "history.html"):
+            for name in (
+                "versions.html",
+                "promotion.html",
+                "surveys.html",
+                "accuracy.html",
+                "devices.html",
+                "modes.html",
+                "history.html",
+            ):
                 page.goto((site / name).as_uri())
                 assert page.locator("h1").is_visible()
                 assert page.evaluate("typeof window.__xss") == "undefined"
-            assert all(url.startswith("file://") for url in requests), [u for u in requests if not u.startswith("file://")]
+            assert all(url.startswith("file://") for url in requests), [
+                u for u in requests if not u.startswith("file://")
+            ]
         finally:
             browser.close()
     assert errors == []
@@ -664,6 +841,7 @@ def test_in_a_browser_cells_lead_to_divergences_and_record_scripts_do_not_run(si
 
 
 # -- scale -----------------------------------------------------------------------------
+
 
 def synthesize(fixture: Path, out: Path, total: int = 100_000, runs: int = 40) -> int:
     """``total`` records in ``runs`` runs made by replicating the fixture's records with
@@ -674,7 +852,7 @@ def synthesize(fixture: Path, out: Path, total: int = 100_000, runs: int = 40) -
         metas.append(json.loads((run_directory / "run.json").read_text()))
         for path in sorted(run_directory.glob("records-*.jsonl")):
             source += [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-    start = datetime.datetime(2026, 1, 1, tzinfo=datetime.timezone.utc)
+    start = datetime.datetime(2026, 1, 1, tzinfo=datetime.UTC)
     for k in range(runs):
         started = start + datetime.timedelta(hours=6 * k)
         run_id = started.strftime("%Y%m%dT%H%M%SZ-") + f"{k:06x}"
@@ -687,7 +865,10 @@ def synthesize(fixture: Path, out: Path, total: int = 100_000, runs: int = 40) -
             record = {**source[i % len(source)], "run_id": run_id, "worker": f"gw{i % 4}"}
             copy = i // len(source)
             if copy and record["record"] == "divergence":
-                record["signature"] = {**record["signature"], "inputs": f"{record['signature']['inputs']}~{copy}"}
+                record["signature"] = {
+                    **record["signature"],
+                    "inputs": f"{record['signature']['inputs']}~{copy}",
+                }
             if k >= runs // 2 and record["backend"]["name"] == "torch":
                 record["backend"] = {**record["backend"], "version": "2.14.0+cpu"}
             files[record["worker"]].append(json.dumps(record, sort_keys=True) + "\n")
@@ -712,8 +893,10 @@ def test_many_records_make_a_dashboard_under_5_mb(tmp_path, total, runs):
     written = dashboard.render(tmp_path / "s.sqlite", tmp_path / "site")
     render_time = time.perf_counter() - started
     size = sum(p.stat().st_size for p in (tmp_path / "site").rglob("*") if p.is_file())
-    print(f"\n{count} records in {runs} run(s): ingest {ingest_time:.1f} s, render {render_time:.1f} s, "
-          f"{written.pages} pages, {size / 1e6:.2f} MB")
+    print(
+        f"\n{count} records in {runs} run(s): ingest {ingest_time:.1f} s, render {render_time:.1f} s, "
+        f"{written.pages} pages, {size / 1e6:.2f} MB"
+    )
     assert size == written.bytes
     assert size < 5_000_000
     index = (tmp_path / "site" / "index.html").read_text()

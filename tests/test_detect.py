@@ -10,8 +10,14 @@ from tests.helpers import REPO, output, subprocess_env
 
 
 def detect(args, tmp_path):
-    return subprocess.run([sys.executable, "-m", "compat", "detect", *args], cwd=REPO, env=subprocess_env(tmp_path),
-                          capture_output=True, text=True, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "compat", "detect", *args],
+        cwd=REPO,
+        env=subprocess_env(tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
 
 
 def rows(stdout: str) -> dict[str, list[str]]:
@@ -19,20 +25,39 @@ def rows(stdout: str) -> dict[str, list[str]]:
     found = {}
     for line in stdout.splitlines():
         cells = re.split(r"\s{2,}", line.strip())
-        if len(cells) >= 4 and cells[0] in ("promotion", "broadcasting", "indexing", "gradients", "placement", "numerics"):
+        if len(cells) >= 4 and cells[0] in (
+            "promotion",
+            "broadcasting",
+            "indexing",
+            "gradients",
+            "placement",
+            "numerics",
+        ):
             found[cells[1]] = cells[2:]
     return found
 
 
 def test_a_caught_fault_a_missed_one_and_a_clean_control(tmp_path):
-    process = detect(["--seeds", "1", "--first-seed", "3", "--faults",
-                      "broken_int8_uint8,tests.broken_adapters:NotBroken",
-                      "-k", "test_binary_operation_on_every_pair_of_dtypes and add"], tmp_path)
+    process = detect(
+        [
+            "--seeds",
+            "1",
+            "--first-seed",
+            "3",
+            "--faults",
+            "broken_int8_uint8,tests.broken_adapters:NotBroken",
+            "-k",
+            "test_binary_operation_on_every_pair_of_dtypes and add",
+        ],
+        tmp_path,
+    )
     table = rows(process.stdout)
     assert set(table) == {"numpy (control)", "broken_int8_uint8", "not_broken"}, output(process)
     assert table["numpy (control)"][0] == "0 divergences (good)", output(process)
     caught, examples, spec, kinds = table["broken_int8_uint8"]
-    assert caught == "1/1" and int(examples) >= 1 and spec == "test_binary_operation_on_every_pair_of_dtypes", output(process)
+    assert (
+        caught == "1/1" and int(examples) >= 1 and spec == "test_binary_operation_on_every_pair_of_dtypes"
+    ), output(process)
     assert kinds == "dtype", output(process)
     assert table["not_broken"][0] == "0/1 MISSED", output(process)
     assert "1 of 2 faults caught under every one of 1 seed(s)" in process.stdout
@@ -40,14 +65,16 @@ def test_a_caught_fault_a_missed_one_and_a_clean_control(tmp_path):
 
 
 def test_bad_input_is_one_line(tmp_path):
-    for args, message in [(["--seeds", "0"], "--seeds: must be at least 1, not 0"),
-                          (["--faults", "no_such_fault"], "compat detect: no fault 'no_such_fault'"),
-                          (["--faults", "compat.adapters.numpy:NumpyAdapter"], "has no family attribute")]:
+    for args, message in [
+        (["--seeds", "0"], "--seeds: must be at least 1, not 0"),
+        (["--faults", "no_such_fault"], "compat detect: no fault 'no_such_fault'"),
+        (["--faults", "compat.adapters.numpy:NumpyAdapter"], "has no family attribute"),
+    ]:
         process = detect(args, tmp_path)
         assert process.returncode == 2, output(process)
         lines = process.stderr.strip().splitlines()
         assert message in lines[-1] and "Traceback" not in process.stderr, output(process)
-        if not args[0] == "--seeds":  # argparse shows its usage above the error
+        if args[0] != "--seeds":  # argparse shows its usage above the error
             assert len(lines) == 1, output(process)
 
 
@@ -55,7 +82,16 @@ def test_a_seed_is_a_seed_in_a_ci_job_too(tmp_path):
     # Hypothesis loads its derandomized profile wherever $CI is set; compat's own profiles
     # must not inherit it, or every seed of `detect` and `selftest` draws the same examples
     profiles = ["dev", "thorough", "detect", "selftest"]
-    process = subprocess.run([sys.executable, "-c", "import compat.harness.plugin; from hypothesis import settings; "
-                              f"print([settings.get_profile(name).derandomize for name in {profiles!r}])"],
-                             cwd=REPO, env=subprocess_env(tmp_path, CI="true"), capture_output=True, text=True)
+    process = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import compat.harness.plugin; from hypothesis import settings; "
+            f"print([settings.get_profile(name).derandomize for name in {profiles!r}])",
+        ],
+        cwd=REPO,
+        env=subprocess_env(tmp_path, CI="true"),
+        capture_output=True,
+        text=True,
+    )
     assert process.stdout.split() == ["[False,", "False,", "False,", "False]"], output(process)

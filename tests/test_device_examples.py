@@ -8,37 +8,55 @@ from pathlib import Path
 
 import pytest
 
+from compat.core.strategies import dtype_pairs
 from compat.results import records
 from compat.specs.promotion import has_reference
-from compat.core.strategies import dtype_pairs
-from tests.helpers import Jobs, output, run_pytest, json_of
+from tests.helpers import Jobs, json_of, output, run_pytest
 
 pytestmark = pytest.mark.xdist_group("device-examples")  # one worker: the module's fixtures are made once
 
-SPEC = ["compat/specs/promotion.py", "-k", "(unary_function_result_dtype and sqrt) or matmul_on_every_pair",
-        "-p", "no:randomly",
-        "--backends", "torch", "--device", "torch:apu:0", "--hypothesis-profile", "ci"]
+SPEC = [
+    "compat/specs/promotion.py",
+    "-k",
+    "(unary_function_result_dtype and sqrt) or matmul_on_every_pair",
+    "-p",
+    "no:randomly",
+    "--backends",
+    "torch",
+    "--device",
+    "torch:apu:0",
+    "--hypothesis-profile",
+    "ci",
+]
 
 
 def cases_per_row(tmp, *extra) -> dict[tuple[str, str], int]:
     """Cases checked per (param, op): (``torch`` or ``torch@apu:0``, ``sqrt`` or ``matmul``), from the records."""
-    process = run_pytest([*SPEC, *extra], tmp, shipped_registry=True)  # known divergences do not stop a spec early
+    process = run_pytest(
+        [*SPEC, *extra], tmp, shipped_registry=True
+    )  # known divergences do not stop a spec early
     assert process.returncode == 0, output(process)
     loaded = records.load(tmp / "results")
     assert loaded.problems == [], loaded.problems
     (run,) = loaded.runs.values()
-    return {(r["spec"].rsplit("[", 1)[1].split("-")[0].rstrip("]"), op): n for r in json_of(run.checks) for op, n in r["cases"].items()}
+    return {
+        (r["spec"].rsplit("[", 1)[1].split("-")[0].rstrip("]"), op): n
+        for r in json_of(run.checks)
+        for op, n in r["cases"].items()
+    }
 
 
 @pytest.fixture(scope="module")
 def jobs(tmp_path_factory):
     pytest.importorskip("torch", reason="the device rows here are torch's apu")
     tmp = tmp_path_factory.mktemp("device-examples")
-    runs = Jobs({
-        "default": lambda: cases_per_row(tmp / "default"),
-        "only-devices": lambda: cases_per_row(tmp / "only", "--only-devices"),
-        "share-1": lambda: cases_per_row(tmp / "share", "--device-examples", "1"),
-    })
+    runs = Jobs(
+        {
+            "default": lambda: cases_per_row(tmp / "default"),
+            "only-devices": lambda: cases_per_row(tmp / "only", "--only-devices"),
+            "share-1": lambda: cases_per_row(tmp / "share", "--device-examples", "1"),
+        }
+    )
     yield runs
     runs.close()
 
@@ -49,7 +67,9 @@ def test_device_row_checks_a_fifth_by_default(jobs):
     assert 5 <= cases["torch@apu:0", "sqrt"] <= 10, cases
     every_pair = [pair for pair in dtype_pairs() if has_reference(*pair)]  # the exhaustive table
     every_fifth = [pair for pair in list(dtype_pairs())[::5] if has_reference(*pair)]  # seed 0: offset 0
-    assert cases["torch", "matmul"] == len(every_pair) and cases["torch@apu:0", "matmul"] == len(every_fifth), cases
+    assert cases["torch", "matmul"] == len(every_pair) and cases["torch@apu:0", "matmul"] == len(
+        every_fifth
+    ), cases
 
 
 def test_only_devices_and_a_share_of_one_check_everything(jobs):
@@ -75,8 +95,10 @@ def test_seeds_sample_disjoint_quarters_that_cover_the_table():
 
     numpy = load_adapter("numpy")
     table = [(a, b) for a in range(14) for b in range(14)]
-    samples = [Checker(numpy, "promotion", "spec", Session(numpy, load(None), seed=seed), share=0.25).sample(table)
-               for seed in range(4)]
+    samples = [
+        Checker(numpy, "promotion", "spec", Session(numpy, load(None), seed=seed), share=0.25).sample(table)
+        for seed in range(4)
+    ]
     assert sorted(row for sample in samples for row in sample) == table
     assert all(len(sample) == len(table) // 4 for sample in samples)
     assert Checker(numpy, "promotion", "spec", Session(numpy, load(None))).sample(table) == table
@@ -105,8 +127,12 @@ def test_a_device_param_runs_on_the_worker_of_its_twin_without_a_device():
     assert scope(f"{spec}[tensorflow@APU:0-add]") == scope(f"{spec}[tensorflow-add]")
     assert scope(f"{spec}[tensorflow~function@APU:0-add]") == scope(f"{spec}[tensorflow-add]")
     assert scope(f"{spec}[jax[x64]-add]") != scope(f"{spec}[jax[x64]-multiply]")
-    assert scope(f"{spec}[torch@apu:0!copy_truncate-add]") != scope(f"{spec}[torch-add]")  # self-test faults spread
-    assert make_scheduler(XdistOptions("loadfile"), None, Path("unused")) is None  # another --dist mode stands
+    assert scope(f"{spec}[torch@apu:0!copy_truncate-add]") != scope(
+        f"{spec}[torch-add]"
+    )  # self-test faults spread
+    assert (
+        make_scheduler(XdistOptions("loadfile"), None, Path("unused")) is None
+    )  # another --dist mode stands
 
 
 def test_the_tests_of_an_xdist_group_go_to_one_worker_and_slow_tests_go_first(tmp_path):
@@ -116,11 +142,20 @@ def test_the_tests_of_an_xdist_group_go_to_one_worker_and_slow_tests_go_first(tm
     grouped, slow = pytest.mark.xdist_group("casualties").mark, pytest.mark.slow.mark
     module = "tests/test_casualties.py::"
     marks = {"test_a[xdist]": [grouped], "test_b": [grouped], "test_c": [], "test_d": [slow], "test_e": []}
-    items = [type("Item", (), {"nodeid": module + name,
-                               "iter_markers": lambda self, name, marks=marks: [m for m in marks if m.name == name],
-                               "get_closest_marker": lambda self, name, marks=marks:
-                               next((m for m in marks if m.name == name), None)})()
-             for name, marks in marks.items()]
+    items = [
+        type(
+            "Item",
+            (),
+            {
+                "nodeid": module + name,
+                "iter_markers": lambda self, name, marks=marks: [m for m in marks if m.name == name],
+                "get_closest_marker": lambda self, name, marks=marks: next(
+                    (m for m in marks if m.name == name), None
+                ),
+            },
+        )()
+        for name, marks in marks.items()
+    ]
     write_hints(tmp_path, "gw0", items)  # what a worker tells the controller when it has collected
     scheduler = make_scheduler(XdistOptions("load"), None, tmp_path)
     scope = scheduler._split_scope
@@ -133,7 +168,9 @@ def test_the_tests_of_an_xdist_group_go_to_one_worker_and_slow_tests_go_first(tm
         scheduler.add_node_collection(worker, [item.nodeid for item in items])
     scheduler.schedule()
     # the slow test first, though xdist hands out the scopes of more tests (the group) first
-    assert scheduler.collection[workers[0].sent[0]] == module + "test_d", [scheduler.collection[i] for i in workers[0].sent]
+    assert scheduler.collection[workers[0].sent[0]] == module + "test_d", [
+        scheduler.collection[i] for i in workers[0].sent
+    ]
 
 
 class Worker:
@@ -192,13 +229,17 @@ def test_a_plugin_may_declare_a_smaller_share_for_a_device_whose_kernels_are_the
     assert share_of(adapter, "cpu:1", "eager", None, 0.1) == JaxCpuDevices.examples_share < DEVICE_EXAMPLES
     assert share_of(adapter, "gpu:0", "eager", None, 0.1) == DEVICE_EXAMPLES  # a device it does not ship
     assert share_of(adapter, "cpu:1", "eager", 1.0, 0.1) == 1.0  # --device-examples / --only-devices win
-    assert share_of(adapter, None, "eager", None, 0.1) == 1.0 and share_of(adapter, None, "jit", None, 0.1) == 0.1
+    assert (
+        share_of(adapter, None, "eager", None, 0.1) == 1.0
+        and share_of(adapter, None, "jit", None, 0.1) == 0.1
+    )
 
 
 def test_a_row_checks_at_least_five_examples_of_a_spec_over_all_its_params():
     """The least a device or mode row checks is per spec, shared out over its params (one per
     operation, say), so a spec with many params is not checked five times per param."""
-    from hypothesis import given, settings, strategies as st
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
 
     from compat.harness.xp import examples_share
 

@@ -61,8 +61,13 @@ def run_tiny(tmp: Path, name: str, *args: str, **env: str) -> tuple[subprocess.C
     """One pytest run of the tiny test: the process and the examples it tried, in order."""
     log = tmp / f"{name}.log"
     log.unlink(missing_ok=True)
-    process = run_pytest([str(tiny_project(tmp) / "test_tiny.py"), "-p", "no:xdist", "-q", "--backends", "numpy", *args],
-                         tmp / name, results=tmp / "results", TINY_LOG=str(log), **env)
+    process = run_pytest(
+        [str(tiny_project(tmp) / "test_tiny.py"), "-p", "no:xdist", "-q", "--backends", "numpy", *args],
+        tmp / name,
+        results=tmp / "results",
+        TINY_LOG=str(log),
+        **env,
+    )
     tried = [int(line) for line in log.read_text().split()] if log.exists() else []
     return process, tried
 
@@ -82,6 +87,7 @@ def assert_replayed_first(process, tried: list[int]) -> None:
 
 
 # -- the function ----------------------------------------------------------------------
+
 
 def test_each_kind_of_spec_makes_its_database(tmp_path):
     assert isinstance(example_database(None), DirectoryBasedExampleDatabase)
@@ -106,13 +112,16 @@ def test_a_fleet_database_is_read_and_never_written_when_readonly(tmp_path):
     assert set(DirectoryBasedExampleDatabase(mine).fetch(b"key")) == {b"mine"}
 
 
-@pytest.mark.parametrize("spec, phrases", [
-    ("ftp://host/examples", ["ftp://host/examples", "unsupported scheme"]),
-    ("a,,b", ["empty entry"]),
-    ("readonly:", ["'readonly:' needs a database"]),
-    ("none,local", ["'none' cannot be combined"]),
-    ("redis://:hunter2@localhost:notaport/0", ["not a Redis URL", ":***@"]),
-])
+@pytest.mark.parametrize(
+    "spec, phrases",
+    [
+        ("ftp://host/examples", ["ftp://host/examples", "unsupported scheme"]),
+        ("a,,b", ["empty entry"]),
+        ("readonly:", ["'readonly:' needs a database"]),
+        ("none,local", ["'none' cannot be combined"]),
+        ("redis://:hunter2@localhost:notaport/0", ["not a Redis URL", ":***@"]),
+    ],
+)
 def test_a_bad_spec_is_a_one_line_error(spec, phrases):
     if spec.startswith("redis://"):
         pytest.importorskip("redis")
@@ -150,6 +159,7 @@ def test_the_environment_variable_is_the_options_default(monkeypatch):
 
 # -- through pytest ----------------------------------------------------------------------
 
+
 @pytest.fixture(scope="module")
 def tmp(tmp_path_factory):
     return tmp_path_factory.mktemp("examples")
@@ -162,7 +172,9 @@ def errors(tmp):
     table = {
         "scheme": lambda: run_tiny(tmp, "scheme", "--compat-examples", "s3://bucket/examples"),
         "file": lambda: run_tiny(tmp, "file", COMPAT_EXAMPLES=str(tmp / "a-file")),
-        "unreachable": lambda: run_tiny(tmp, "unreachable", "--compat-examples", f"redis://127.0.0.1:{closed_port()}/0"),
+        "unreachable": lambda: run_tiny(
+            tmp, "unreachable", "--compat-examples", f"redis://127.0.0.1:{closed_port()}/0"
+        ),
     }
     started = Jobs(table)
     yield started
@@ -215,7 +227,9 @@ def test_a_failing_example_saved_in_a_directory_is_replayed_first_by_the_next_ru
     assert saved_files(default_database_of(tmp, "fresh"))
     # readonly: replayed from, not written to
     before = {p: p.read_bytes() for p in saved_files(shared)}
-    third, tried = run_tiny(tmp, "third", "--hypothesis-profile", "dev", "--compat-examples", f"local,readonly:{shared}")
+    third, tried = run_tiny(
+        tmp, "third", "--hypothesis-profile", "dev", "--compat-examples", f"local,readonly:{shared}"
+    )
     assert_replayed_first(third, tried)
     assert {p: p.read_bytes() for p in saved_files(shared)} == before
     assert saved_files(default_database_of(tmp, "third"))  # "local" keeps the developer's own
@@ -223,16 +237,19 @@ def test_a_failing_example_saved_in_a_directory_is_replayed_first_by_the_next_ru
 
 def test_the_test_command_draws_the_same_examples_every_run_and_a_seed_draws_others(tmp):
     # no profile named, no CI variable: the README's test command
-    (first, tried), (second, again) = (run_tiny(tmp, name, "-v") for name in ("same-1", "same-2"))
+    (first, tried), (_second, again) = (run_tiny(tmp, name, "-v") for name in ("same-1", "same-2"))
     assert tried and tried == again, (tried[:10], again[:10])
     assert "compat: examples: Hypothesis profile 'ci', derandomized" in first.stdout, output(first)
     assert not saved_files(default_database_of(tmp, "same-1"))  # nothing to replay into a later run
     seeded, other = run_tiny(tmp, "seeded", "-v", "--hypothesis-seed", "3")
     assert other != tried, other[:10]
-    assert "compat: examples: Hypothesis profile 'dev', seed 3 (again: --hypothesis-seed 3)" in seeded.stdout, output(seeded)
+    assert (
+        "compat: examples: Hypothesis profile 'dev', seed 3 (again: --hypothesis-seed 3)" in seeded.stdout
+    ), output(seeded)
 
 
 # -- a real Redis server ---------------------------------------------------------------------
+
 
 def closed_port() -> int:
     """A loopback port nothing listens on (just released by the OS)."""
@@ -246,11 +263,27 @@ def redis_url(tmp_path):
     """A redis-server of its own on a free loopback port, nothing persisted; stopped after the test."""
     if REDIS_SERVER is None:
         pytest.skip("redis-server is not installed (apt-get install redis-server)")
-    redis = pytest.importorskip("redis", reason="the redis package is not installed (pip install -e '.[redis]')")
+    redis = pytest.importorskip(
+        "redis", reason="the redis package is not installed (pip install -e '.[redis]')"
+    )
     port = closed_port()
-    server = subprocess.Popen([REDIS_SERVER, "--port", str(port), "--bind", "127.0.0.1", "--save", "",
-                               "--appendonly", "no", "--dir", str(tmp_path)],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    server = subprocess.Popen(
+        [
+            REDIS_SERVER,
+            "--port",
+            str(port),
+            "--bind",
+            "127.0.0.1",
+            "--save",
+            "",
+            "--appendonly",
+            "no",
+            "--dir",
+            str(tmp_path),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         client = redis.Redis(host="127.0.0.1", port=port, socket_connect_timeout=1)
         deadline = time.monotonic() + 20

@@ -3,9 +3,9 @@
 import numpy as np
 import pytest
 
-from compat.harness.checker import gradient_tolerance
 from compat.adapters.numpy_fd import FiniteDifferences
 from compat.core.programs import Node, Program
+from compat.harness.checker import gradient_tolerance
 
 x0, x1 = Node("input", slot=0), Node("input", slot=1)
 
@@ -21,13 +21,16 @@ def within_tolerance(transform, program, args, exact):
 def test_rounding_of_large_intermediates_is_in_the_tolerance(big):
     # (x0 + x1) - x1 == x0, but x0 + x1 is rounded at the scale of x1 and the
     # difference quotient magnifies that by 1/h; f's own values do not show it.
-    program = Program(Node("sum", (Node("subtract", (Node("add", (x0, x1)), x1)),)),
-                      (np.array(0.0), np.array(big)))
+    program = Program(
+        Node("sum", (Node("subtract", (Node("add", (x0, x1)), x1)),)), (np.array(0.0), np.array(big))
+    )
     assert within_tolerance("per_example_grad", program, (np.array(0.0), np.array([big, -big])), 1.0).all()
 
 
 def test_truncation_is_in_the_tolerance():
-    program = Program(Node("sum", (Node("exp", (Node("multiply", (x0, x0)),)),)), (np.array([0.5, -1.0, 1.2]),))
+    program = Program(
+        Node("sum", (Node("exp", (Node("multiply", (x0, x0)),)),)), (np.array([0.5, -1.0, 1.2]),)
+    )
     x = program.inputs[0]
     assert within_tolerance("grad", program, (x,), 2 * x * np.exp(x * x)).all()
 
@@ -39,7 +42,15 @@ def test_backend_rounding_of_cancelling_derivatives_is_in_the_tolerance():
     # 2026-11-22 reported it as a divergence.
     c = [Node("const", slot=i) for i in range(3)]
     ratio = Node("true_divide", (x0, x0))
-    root = Node("sum", (Node("multiply", (Node("where", (c[1], Node("multiply", (Node("matmul", (x0, c[0])), ratio)), x0)), c[2])),))
+    root = Node(
+        "sum",
+        (
+            Node(
+                "multiply",
+                (Node("where", (c[1], Node("multiply", (Node("matmul", (x0, c[0])), ratio)), x0)), c[2]),
+            ),
+        ),
+    )
     x = np.array([-0.296779066324234, -0.296779066324234, 2.0], dtype=np.float32)
     c0 = np.array([-1.4300464391708374, 0, 0, 0, 0, 0, 1.1875, 0, 0], dtype=np.float32).reshape(3, 3)
     program = Program(root, (x,), (c0, np.array([True, False, False]), np.full(3, 1.1875, dtype=np.float32)))

@@ -52,4 +52,6 @@ def test_a_runaway_allocation_is_a_crash_that_says_so():
     adapter = load_adapter("tests.broken_adapters:AllocatesWithoutBound")
     isolation = Isolation(memory_limit=1 << 30)
     ran_away = isolation.run(adapter, Case("add", (INTS, 1)), None)
-    assert ran_away.error_category == "crash" and "resident memory above 1 GiB" in str(ran_away.error), ran_away.describe()
+    assert ran_away.error_category == "crash" and "resident memory above 1 GiB" in str(ran_away.error), (
+        ran_away.describe()
+    )

@@ -9,10 +9,18 @@ jax = pytest.importorskip("jax")
 jnp = pytest.importorskip("jax.numpy")
 
 FUNCTIONS = {
-    "remainder": jnp.remainder, "floor_divide": jnp.floor_divide, "power": jnp.power,
-    "true_divide": jnp.true_divide, "maximum": jnp.maximum, "matmul": lambda a, b: a.reshape(32, 32) @ b.reshape(32, 32),
-    "sum": lambda a, b: jnp.sum(a * b), "mean": lambda a, b: jnp.mean(a), "cumsum": lambda a, b: jnp.cumsum(a),
-    "exp": lambda a, b: jnp.exp(a), "sin": lambda a, b: jnp.sin(a), "sqrt": lambda a, b: jnp.sqrt(a),
+    "remainder": jnp.remainder,
+    "floor_divide": jnp.floor_divide,
+    "power": jnp.power,
+    "true_divide": jnp.true_divide,
+    "maximum": jnp.maximum,
+    "matmul": lambda a, b: a.reshape(32, 32) @ b.reshape(32, 32),
+    "sum": lambda a, b: jnp.sum(a * b),
+    "mean": lambda a, b: jnp.mean(a),
+    "cumsum": lambda a, b: jnp.cumsum(a),
+    "exp": lambda a, b: jnp.exp(a),
+    "sin": lambda a, b: jnp.sin(a),
+    "sqrt": lambda a, b: jnp.sqrt(a),
 }
 
 

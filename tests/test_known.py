@@ -20,12 +20,25 @@ from tests.helpers import output, run, run_pytest
 
 NAN_WITH_PAYLOAD = np.array([0x7FC00001, 0xFFC00000], dtype=np.uint32).view(np.float32)
 X = np.arange(6, dtype=np.float32).reshape(2, 3)
-SQUARE_SUM = Program(Node("sum", (Node("multiply", (Node("input"), Node("const"))),), kwargs=(("axis", 0),)),
-                     inputs=(X,), constants=(np.float32(2) * np.ones((2, 3), np.float32),))
-PICK = Program(Node("getitem", (Node("tanh", (Node("input"),)),), params=((slice(None, None, -1), 1),)), inputs=(X,))
+SQUARE_SUM = Program(
+    Node("sum", (Node("multiply", (Node("input"), Node("const"))),), kwargs=(("axis", 0),)),
+    inputs=(X,),
+    constants=(np.float32(2) * np.ones((2, 3), np.float32),),
+)
+PICK = Program(
+    Node("getitem", (Node("tanh", (Node("input"),)),), params=((slice(None, None, -1), 1),)), inputs=(X,)
+)
 # a program that indexes with an integer array: the array is a value inside the program's source
-TAKE_ROWS = Program(Node("add", (Node("getitem", (Node("input"),), params=((0, slice(0, 0)),)),
-                                 Node("getitem", (Node("input"),), params=(np.array([0], dtype=np.int64),)))), inputs=(X,))
+TAKE_ROWS = Program(
+    Node(
+        "add",
+        (
+            Node("getitem", (Node("input"),), params=((0, slice(0, 0)),)),
+            Node("getitem", (Node("input"),), params=(np.array([0], dtype=np.int64),)),
+        ),
+    ),
+    inputs=(X,),
+)
 
 CASES = [
     Case("add", (np.array([2], dtype=np.int8), 1000)),
@@ -63,15 +76,18 @@ def test_an_example_turns_back_into_its_case(case):
         assert len(again.program.inputs) == len(case.program.inputs)
 
 
-@pytest.mark.parametrize("call, inputs, problem", [
-    ("nosuchop(x0)", {"x0": "np.array(1)"}, "not an operation"),
-    ("add(x0, x1)", {"x0": "np.array(1)"}, "x1"),
-    ("add(x0,", {"x0": "np.array(1)"}, "not a Python expression"),
-    ("__import__('os')", {}, "not an operation"),
-    ("np.add(x0, x0)", {"x0": "np.array(1)"}, "not a call of an operation"),
-    ("add(x0, open('/etc/passwd'))", {"x0": "np.array(1)"}, "open"),
-    ("grad(f, x0)", {"x0": "np.array(1.0)"}, "needs its function"),
-])
+@pytest.mark.parametrize(
+    "call, inputs, problem",
+    [
+        ("nosuchop(x0)", {"x0": "np.array(1)"}, "not an operation"),
+        ("add(x0, x1)", {"x0": "np.array(1)"}, "x1"),
+        ("add(x0,", {"x0": "np.array(1)"}, "not a Python expression"),
+        ("__import__('os')", {}, "not an operation"),
+        ("np.add(x0, x0)", {"x0": "np.array(1)"}, "not a call of an operation"),
+        ("add(x0, open('/etc/passwd'))", {"x0": "np.array(1)"}, "open"),
+        ("grad(f, x0)", {"x0": "np.array(1.0)"}, "needs its function"),
+    ],
+)
 def test_a_malformed_example_is_a_one_line_error(call, inputs, problem):
     with pytest.raises(ParseError, match=problem) as raised:
         case_from_source(call, inputs)
@@ -80,7 +96,9 @@ def test_a_malformed_example_is_a_one_line_error(call, inputs, problem):
 
 def test_the_registry_checks_its_examples(tmp_path):
     path = tmp_path / "registry.toml"
-    path.write_text(ENTRY.format(backend="x", example='call = "add(x0, x1)"\n[known.examples.inputs]\nx0 = "np.array(1)"'))
+    path.write_text(
+        ENTRY.format(backend="x", example='call = "add(x0, x1)"\n[known.examples.inputs]\nx0 = "np.array(1)"')
+    )
     with pytest.raises(registry.RegistryError, match=r"entry 1 \('planted'\): example 1: .*x1"):
         registry.load(path)
 
@@ -114,28 +132,61 @@ def test_replays_reproduce_what_still_holds_and_report_what_is_fixed(tmp_path):
     an entry whose example no longer diverges is reported fixed in the adapter's version."""
     broken = "compat.adapters.broken:Int8Uint8PromotesToInt8"
     path = tmp_path / "registry.toml"
-    path.write_text(ENTRY.format(backend="broken_int8_uint8", example=STILL_DIVERGES)
-                    + ENTRY.format(backend="broken_int8_uint8", example=NO_LONGER_DIVERGES).replace('"planted"', '"fixed-one"'))
+    path.write_text(
+        ENTRY.format(backend="broken_int8_uint8", example=STILL_DIVERGES)
+        + ENTRY.format(backend="broken_int8_uint8", example=NO_LONGER_DIVERGES).replace(
+            '"planted"', '"fixed-one"'
+        )
+    )
     results = tmp_path / "results"
-    process = run_pytest(["compat/specs/known.py", "--backends", "numpy", "--adapter", broken, "-p", "no:xdist",
-                          "--compat-registry", str(path), "-rxs"], tmp_path, results)
+    process = run_pytest(
+        [
+            "compat/specs/known.py",
+            "--backends",
+            "numpy",
+            "--adapter",
+            broken,
+            "-p",
+            "no:xdist",
+            "--compat-registry",
+            str(path),
+            "-rxs",
+        ],
+        tmp_path,
+        results,
+    )
     assert process.returncode == 0, output(process)
     # the replay that reproduced a known divergence is xfailed, naming the entry
-    assert re.search(r"^XFAIL compat/specs/known.py::\S+ - known divergences: planted$", process.stdout, re.M), \
-        output(process)
+    assert re.search(
+        r"^XFAIL compat/specs/known.py::\S+ - known divergences: planted$", process.stdout, re.M
+    ), output(process)
     assert "fixed-one: fixed in broken_int8_uint8" in process.stdout, output(process)
     assert "planted: fixed" not in process.stdout, output(process)
 
-    report = run(["-m", "compat", "report", str(results), "--format", "json", "--registry", str(path)], tmp_path)
+    report = run(
+        ["-m", "compat", "report", str(results), "--format", "json", "--registry", str(path)], tmp_path
+    )
     assert report.returncode == 0, output(report)
     fixed = json.loads(report.stdout)["fixed"]
     assert [(f["id"], f["backend"]) for f in fixed] == [("fixed-one", "broken_int8_uint8")]
 
-    dashboard = run(["-m", "compat", "dashboard", "--results", str(results), "--store", str(tmp_path / "store.sqlite"),
-                     "-o", str(tmp_path / "site")], tmp_path)
+    dashboard = run(
+        [
+            "-m",
+            "compat",
+            "dashboard",
+            "--results",
+            str(results),
+            "--store",
+            str(tmp_path / "store.sqlite"),
+            "-o",
+            str(tmp_path / "site"),
+        ],
+        tmp_path,
+    )
     assert dashboard.returncode == 0, output(dashboard)
     versions = (tmp_path / "site" / "versions.html").read_text()
-    fixed_section = versions[versions.index("Fixed: registry entries"):]
+    fixed_section = versions[versions.index("Fixed: registry entries") :]
     assert "fixed-one" in fixed_section and "planted" not in fixed_section
 
 
@@ -151,11 +202,20 @@ def test_a_stub_is_an_entry_that_matches_its_record_and_only_its_mode(tmp_path, 
     record["reference"] = "mode:eager" if config else "numpy"
     typed = records.from_json(record)
     path = tmp_path / "registry.toml"
-    path.write_text(known.entry_stub(typed).replace("TODO: a public URL (documentation, issue), or remove this line",
-                                                    "https://example.org"))
+    path.write_text(
+        known.entry_stub(typed).replace(
+            "TODO: a public URL (documentation, issue), or remove this line", "https://example.org"
+        )
+    )
     stubbed = registry.load(path)
-    fields = {"family": typed.family, "op": typed.op, "kind": typed.kind, **typed.signature, "device": "",
-              "reference": typed.reference}
+    fields = {
+        "family": typed.family,
+        "op": typed.op,
+        "kind": typed.kind,
+        **typed.signature,
+        "device": "",
+        "reference": typed.reference,
+    }
     assert stubbed.match(typed.backend, fields) is stubbed.entries[0]
     if config:  # an eager entry holds in every mode; a mode's entry in that mode only
         other = records.Backend(typed.backend.name, typed.backend.id, typed.backend.version, {"mode": "jit"})

@@ -19,8 +19,13 @@ UINT64 = np.array([1, 2], np.uint64)
 
 
 def checker_of(adapter: str, mode: str = "eager") -> Checker:
-    return Checker(load_adapter(f"tests.broken_adapters:{adapter}"), "promotion", "spec",
-                   Session(NUMPY, load(None), isolation=Isolation()), mode=mode)
+    return Checker(
+        load_adapter(f"tests.broken_adapters:{adapter}"),
+        "promotion",
+        "spec",
+        Session(NUMPY, load(None), isolation=Isolation()),
+        mode=mode,
+    )
 
 
 def test_a_mode_whose_eager_reference_crashed_is_judged_against_numpy_alone():
@@ -35,9 +40,13 @@ def test_a_mode_whose_eager_reference_crashed_is_judged_against_numpy_alone():
 
 def test_a_row_whose_reference_crashed_still_diverges_from_numpy():
     traced = checker_of("EagerAbortsOnNegativeInts", mode="traced")
-    traced.backend.compile = lambda mode, function: (lambda *operands: function(*operands) + 1)  # a wrong traced result
+    traced.backend.compile = lambda mode, function: (
+        lambda *operands: function(*operands) + 1
+    )  # a wrong traced result
     traced.check("add", np.array([1, 2], np.int64), -1)
-    assert {key.reference for key in traced.seen} == {"numpy"}, traced.seen  # eager was lost, NumPy still judges
+    assert {key.reference for key in traced.seen} == {"numpy"}, (
+        traced.seen
+    )  # eager was lost, NumPy still judges
     assert traced.observations[0][:2] == ("reference lost", "add vs mode:eager")
 
 
@@ -47,8 +56,13 @@ def test_an_error_the_same_call_does_not_raise_again_is_not_judged():
         outcome = flaky.check("add", UINT64, -1)
         assert outcome.error_category == "overflow", outcome.describe()
     assert not flaky.seen, flaky.seen
-    assert flaky.observations == [("unstable errors", "add (uint64,py:int)",
-                                   "SystemError (other), then OverflowError (overflow) once more")]
+    assert flaky.observations == [
+        (
+            "unstable errors",
+            "add (uint64,py:int)",
+            "SystemError (other), then OverflowError (overflow) once more",
+        )
+    ]
 
 
 def test_an_error_raised_again_is_the_call_s_own():
@@ -62,13 +76,28 @@ def test_an_error_raised_again_is_the_call_s_own():
 def test_the_run_s_summary_names_the_rows_that_lost_a_reference(tmp_path):
     run = tmp_path / "run-1"
     run.mkdir()
-    cells = [("reference lost", "power vs mode:eager", "crash: killed by SIGABRT; judged against NumPy alone; e.g. power(x0, -1)"),
-             ("unstable errors", "remainder (py:int,uint64)", "SystemError (other), then OverflowError (overflow) once more"),
-             ("float division by zero", "1 // 0", "raises")]  # another survey: not named
-    lines = [json.dumps({**common(), "record": "observation", "table": t, "row": r, "value": v}) for t, r, v in cells]
+    cells = [
+        (
+            "reference lost",
+            "power vs mode:eager",
+            "crash: killed by SIGABRT; judged against NumPy alone; e.g. power(x0, -1)",
+        ),
+        (
+            "unstable errors",
+            "remainder (py:int,uint64)",
+            "SystemError (other), then OverflowError (overflow) once more",
+        ),
+        ("float division by zero", "1 // 0", "raises"),
+    ]  # another survey: not named
+    lines = [
+        json.dumps({**common(), "record": "observation", "table": t, "row": r, "value": v})
+        for t, r, v in cells
+    ]
     (run / "records-main.jsonl").write_text("\n".join(lines + [json.dumps(checks_record())]) + "\n")
     text = terminal_summary(run, load(None))
-    assert "references that crashed or hung (those cases judged against NumPy alone) (1; the survey table " \
-           "'reference lost' of python -m compat report):\n  numpy: power vs mode:eager" in text, text
+    assert (
+        "references that crashed or hung (those cases judged against NumPy alone) (1; the survey table "
+        "'reference lost' of python -m compat report):\n  numpy: power vs mode:eager" in text
+    ), text
     assert "errors a second call did not raise again (the second call judged) (1; " in text, text
     assert "1 // 0" not in text

@@ -15,7 +15,10 @@ import pytest
 from compat.results import records
 from tests.helpers import Jobs, json_of, output, reproducer_lines, run_pytest, run_reproducer, side_by_side
 
-pytestmark = [pytest.mark.xdist_group("meta-broken-adapters"), pytest.mark.slow]  # one worker: its fixtures are made once
+pytestmark = [
+    pytest.mark.xdist_group("meta-broken-adapters"),
+    pytest.mark.slow,
+]  # one worker: its fixtures are made once
 
 
 @dataclass(frozen=True)
@@ -29,15 +32,28 @@ class Plant:
 
 SPECS = ["compat/specs/promotion.py", "compat/specs/broadcasting.py"]
 PLANTS = {
-    "int8_uint8": Plant("Int8Uint8PromotesToInt8", "broken_int8_uint8",
-                        "binary_operation_on_every_pair_of_dtypes and add", "add", "dtype"),
+    "int8_uint8": Plant(
+        "Int8Uint8PromotesToInt8",
+        "broken_int8_uint8",
+        "binary_operation_on_every_pair_of_dtypes and add",
+        "add",
+        "dtype",
+    ),
     # int32 with a Python float is 1 draw in ~56 of the Hypothesis spec, and a row of the
     # table beside it (test_python_scalar_with_every_dtype): the table makes it certain
-    "int32_pyfloat": Plant("Int32PlusFloatStaysInt32", "broken_int32_pyfloat", "python_scalar and add", "add", "dtype"),
-    "broadcast": Plant("AddBroadcastsWrongly", "broken_broadcast", "elementwise_operands_broadcast and add", "add",
-                       "value"),
-    "float32_value": Plant("Float32SlightlyOff", "broken_float32_value",
-                           "binary_operation_on_every_pair_of_dtypes and add", "add", "value"),
+    "int32_pyfloat": Plant(
+        "Int32PlusFloatStaysInt32", "broken_int32_pyfloat", "python_scalar and add", "add", "dtype"
+    ),
+    "broadcast": Plant(
+        "AddBroadcastsWrongly", "broken_broadcast", "elementwise_operands_broadcast and add", "add", "value"
+    ),
+    "float32_value": Plant(
+        "Float32SlightlyOff",
+        "broken_float32_value",
+        "binary_operation_on_every_pair_of_dtypes and add",
+        "add",
+        "value",
+    ),
 }
 SEEDS = (1, 2)
 
@@ -48,14 +64,37 @@ def jobs(tmp_path_factory):
     in report mode (records), and in strict mode as a user runs it, with the shipped
     registry, which must not hide these bugs. And NumPy alone, under two seeds."""
     tmp = tmp_path_factory.mktemp("meta")
-    plants = [*SPECS, "-q", "--hypothesis-seed", "0",
-              *side_by_side({plant.adapter: (plant.name, plant.select) for plant in PLANTS.values()})]
-    table = {mode: (lambda mode=mode, where=tmp / mode: (where, run_pytest(
-                [*plants, "--compat-mode", mode], where, shipped_registry=mode == "strict")))
-             for mode in ("report", "strict")}
+    plants = [
+        *SPECS,
+        "-q",
+        "--hypothesis-seed",
+        "0",
+        *side_by_side({plant.adapter: (plant.name, plant.select) for plant in PLANTS.values()}),
+    ]
+    table = {
+        mode: (
+            lambda mode=mode, where=tmp / mode: (
+                where,
+                run_pytest([*plants, "--compat-mode", mode], where, shipped_registry=mode == "strict"),
+            )
+        )
+        for mode in ("report", "strict")
+    }
     for seed in SEEDS:
-        args = [*SPECS, "-q", "--backends", "numpy", "--compat-mode", "report", "--hypothesis-seed", str(seed)]
-        table[("numpy", seed)] = (lambda args=args, where=tmp / f"numpy-{seed}": (where, run_pytest(args, where)))
+        args = [
+            *SPECS,
+            "-q",
+            "--backends",
+            "numpy",
+            "--compat-mode",
+            "report",
+            "--hypothesis-seed",
+            str(seed),
+        ]
+        table[("numpy", seed)] = lambda args=args, where=tmp / f"numpy-{seed}": (
+            where,
+            run_pytest(args, where),
+        )
     started = Jobs(table)
     yield started
     started.close()
@@ -100,6 +139,7 @@ def inputs_of(record: dict) -> dict[str, np.ndarray]:
 
 # -- (a) int8 + uint8 promoted to int8 ---------------------------------------------------
 
+
 def test_int8_with_uint8_promoted_to_int8_is_a_dtype_divergence(jobs, tmp_path):
     plant = PLANTS["int8_uint8"]
     run, _ = report_run(jobs)
@@ -120,6 +160,7 @@ def test_int8_with_uint8_promoted_to_int8_is_a_dtype_divergence(jobs, tmp_path):
 
 # -- (b) int32 array + Python float stays int32 --------------------------------------
 
+
 def test_int32_with_python_float_kept_int32_is_a_dtype_divergence(jobs, tmp_path):
     plant = PLANTS["int32_pyfloat"]
     run, _ = report_run(jobs)
@@ -135,6 +176,7 @@ def test_int32_with_python_float_kept_int32_is_a_dtype_divergence(jobs, tmp_path
 
 
 # -- (c) a size-1 axis broadcast wrongly -------------------------------------------------
+
 
 def test_wrong_broadcast_is_a_value_divergence(jobs, tmp_path):
     plant = PLANTS["broadcast"]
@@ -156,15 +198,32 @@ def test_wrong_broadcast_is_a_value_divergence(jobs, tmp_path):
 
 # -- (d) float32 values slightly off -----------------------------------------------------
 
+
 def test_slightly_wrong_float32_values_are_a_value_divergence(jobs, tmp_path):
     plant = PLANTS["float32_value"]
     run, _ = report_run(jobs)
     found = divergences(run, plant)
     pairs = {r["signature"]["inputs"] for r in found}
     # every pair of dtypes that NumPy promotes to float32 (and only those) shows it
-    names = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16", "float32",
-             "float64", "complex64", "complex128"]
-    to_float32 = {f"{a},{b}" for a in names for b in names if np.result_type(np.dtype(a), np.dtype(b)) == np.float32}
+    names = [
+        "bool",
+        "int8",
+        "int16",
+        "int32",
+        "int64",
+        "uint8",
+        "uint16",
+        "uint32",
+        "uint64",
+        "float16",
+        "float32",
+        "float64",
+        "complex64",
+        "complex128",
+    ]
+    to_float32 = {
+        f"{a},{b}" for a in names for b in names if np.result_type(np.dtype(a), np.dtype(b)) == np.float32
+    }
     assert to_float32 <= pairs and "float32,float32" in pairs, pairs
     assert {r["kind"] for r in of_plant(run, plant)} == {"value"}
     for record in found:
@@ -181,6 +240,7 @@ def test_slightly_wrong_float32_values_are_a_value_divergence(jobs, tmp_path):
 
 # -- strict mode fails the spec ----------------------------------------------------------
 
+
 @pytest.mark.parametrize("key", list(PLANTS))
 def test_strict_mode_fails_the_spec_naming_the_divergence(jobs, key):
     plant = PLANTS[key]
@@ -193,6 +253,7 @@ def test_strict_mode_fails_the_spec_naming_the_divergence(jobs, key):
 
 
 # -- NumPy against NumPy -----------------------------------------------------------------
+
 
 @pytest.mark.parametrize("seed", SEEDS)
 def test_numpy_against_numpy_has_no_divergence(jobs, seed):

@@ -22,7 +22,10 @@ from compat.adapters import broken
 from compat.results import records
 from tests.helpers import json_of, output, reproducer_lines, run_pytest, run_reproducer, side_by_side
 
-pytestmark = [pytest.mark.xdist_group("meta-broken-indexing"), pytest.mark.slow]  # one worker: its fixtures are made once
+pytestmark = [
+    pytest.mark.xdist_group("meta-broken-indexing"),
+    pytest.mark.slow,
+]  # one worker: its fixtures are made once
 
 SPEC = "compat/specs/indexing.py"
 
@@ -40,16 +43,36 @@ PLANTS = {
     # Most draws diverge, under one signature per dtype and set of index item kinds, and
     # Hypothesis shrinks each signature on its own: seed 0 records ~26 signatures in ~12 s,
     # while most seeds record 90-120 in 60-100 s (every seed tried found the bug).
-    "negative_step": Plant("NegativeStepSliceOffByOne", "broken_negative_step", "test_basic_indexing",
-                           "getitem", frozenset({"shape"})),
+    "negative_step": Plant(
+        "NegativeStepSliceOffByOne",
+        "broken_negative_step",
+        "test_basic_indexing",
+        "getitem",
+        frozenset({"shape"}),
+    ),
     # the spec draws every layout of advanced indices early (strategies.input_classes),
     # so the default 40 examples catch it under any seed
-    "advanced_order": Plant("AdvancedIndicesLeftInPlace", "broken_advanced_order",
-                            "test_advanced_indices_mixed_with_slices", "getitem", frozenset({"shape", "value"})),
-    "clamp": Plant("OutOfBoundsIndicesClamped", "broken_clamp", "test_invalid_indices_raise",
-                   "getitem", frozenset({"error"})),
-    "duplicate_add": Plant("AddAtLastWriteWins", "broken_duplicate_add",
-                           "test_functional_update_with_duplicate_indices and add_at", "add_at", frozenset({"value"})),
+    "advanced_order": Plant(
+        "AdvancedIndicesLeftInPlace",
+        "broken_advanced_order",
+        "test_advanced_indices_mixed_with_slices",
+        "getitem",
+        frozenset({"shape", "value"}),
+    ),
+    "clamp": Plant(
+        "OutOfBoundsIndicesClamped",
+        "broken_clamp",
+        "test_invalid_indices_raise",
+        "getitem",
+        frozenset({"error"}),
+    ),
+    "duplicate_add": Plant(
+        "AddAtLastWriteWins",
+        "broken_duplicate_add",
+        "test_functional_update_with_duplicate_indices and add_at",
+        "add_at",
+        frozenset({"value"}),
+    ),
 }
 
 
@@ -57,8 +80,16 @@ PLANTS = {
 def run(tmp_path_factory):
     """The plants' specs in strict mode (the default), with the helpers' empty registry."""
     where = tmp_path_factory.mktemp("meta-indexing")
-    process = run_pytest([SPEC, "-q", "--hypothesis-seed", "0",
-                          *side_by_side({plant.adapter: (plant.name, plant.select) for plant in PLANTS.values()})], where)
+    process = run_pytest(
+        [
+            SPEC,
+            "-q",
+            "--hypothesis-seed",
+            "0",
+            *side_by_side({plant.adapter: (plant.name, plant.select) for plant in PLANTS.values()}),
+        ],
+        where,
+    )
     loaded = records.load(where / "results")
     assert loaded.problems == []
     (records_run,) = loaded.runs.values()
@@ -100,7 +131,7 @@ def subscript(record: dict):
     call = record["example"]["call"]
     assert call.startswith("x0[") and call.endswith("]"), call
     names = namespace(record)
-    return names["x0"], eval("np.s_" + call[len("x0"):], names)
+    return names["x0"], eval("np.s_" + call[len("x0") :], names)
 
 
 def result_lines(stdout: str, plant: Plant) -> tuple[str, str]:
@@ -131,6 +162,7 @@ def items_of(index) -> tuple:
 
 # -- strict mode ----------------------------------------------------------------------
 
+
 def check_strict_mode_fails_the_spec(run, key):
     """The run exits 1 and names the plant's divergences."""
     plant = PLANTS[key]
@@ -144,6 +176,7 @@ def check_strict_mode_fails_the_spec(run, key):
 
 
 # -- (a) negative-step slices start one element late ---------------------------------------------
+
 
 def test_negative_step_slice_off_by_one_is_a_shape_divergence(run, tmp_path):
     plant = PLANTS["negative_step"]
@@ -173,12 +206,13 @@ def test_negative_step_slice_off_by_one_is_a_shape_divergence(run, tmp_path):
 
 # -- (b) advanced indices separated by a slice left in place ---------------------------------------
 
+
 def moved_to_first_array(truth: np.ndarray, x: np.ndarray, index: tuple) -> np.ndarray:
     """The result as if the broadcast index dimensions stood where the first integer array is."""
     arrays = [n for n, item in enumerate(index) if isinstance(item, np.ndarray)]
     rank = len(np.broadcast_shapes(*(index[n].shape for n in arrays)))
     spanned = x.ndim - sum(1 for item in index if item is not None and item is not Ellipsis)
-    before = sum(max(spanned, 0) if item is Ellipsis else 1 for item in index[:arrays[0]])
+    before = sum(max(spanned, 0) if item is Ellipsis else 1 for item in index[: arrays[0]])
     return np.moveaxis(truth, list(range(rank)), list(range(before, before + rank)))
 
 
@@ -188,7 +222,9 @@ def test_advanced_indices_left_in_place_is_detected(run, tmp_path):
     for record in found:
         x, index = subscript(record)
         arrays = [n for n, item in enumerate(index) if isinstance(item, np.ndarray)]
-        assert len(arrays) >= 2 and arrays[-1] - arrays[0] >= len(arrays), record["example"]["call"]  # not adjacent
+        assert len(arrays) >= 2 and arrays[-1] - arrays[0] >= len(arrays), record["example"][
+            "call"
+        ]  # not adjacent
         truth = x[index]
         wrong = moved_to_first_array(truth, x, index)
         assert record["expected"]["shape"] == list(truth.shape)
@@ -214,6 +250,7 @@ def test_advanced_indices_left_in_place_is_detected(run, tmp_path):
 
 # -- (c) out-of-range indices clamped instead of raising ---------------------------------------------
 
+
 def test_clamped_out_of_bounds_index_is_an_error_divergence(run, tmp_path):
     plant = PLANTS["clamp"]
     found = divergences(run, "clamp")
@@ -226,8 +263,10 @@ def test_clamped_out_of_bounds_index_is_an_error_divergence(run, tmp_path):
         with pytest.raises(IndexError):
             x[index]
         # what the plant returns: the entries clipped into range
-        clipped = tuple(np.clip(item, -side, side - 1) if isinstance(item, (int, np.ndarray)) else item
-                        for item, side in zip(items_of(index), x.shape))
+        clipped = tuple(
+            np.clip(item, -side, side - 1) if isinstance(item, (int, np.ndarray)) else item
+            for item, side in zip(items_of(index), x.shape)
+        )
         assert record["actual"]["shape"] == list(x[clipped].shape)
         assert record["actual"]["values"] == x[clipped].reshape(-1).tolist()
 
@@ -241,6 +280,7 @@ def test_clamped_out_of_bounds_index_is_an_error_divergence(run, tmp_path):
 
 
 # -- (d) add_at with duplicate indices keeps the last write --------------------------------------------
+
 
 def add_at(x, index, values):
     y = x.copy()

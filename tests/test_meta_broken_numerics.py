@@ -13,7 +13,10 @@ from compat.core import dtypes
 from compat.results import records
 from tests.helpers import json_of, output, reproducer_lines, run_pytest, run_reproducer
 
-pytestmark = [pytest.mark.xdist_group("meta-broken-numerics"), pytest.mark.slow]  # one worker: its fixtures are made once
+pytestmark = [
+    pytest.mark.xdist_group("meta-broken-numerics"),
+    pytest.mark.slow,
+]  # one worker: its fixtures are made once
 
 SPEC = "compat/specs/numerics.py"
 PLANTS = {  # adapter class -> (its name, the operation it breaks)
@@ -29,8 +32,17 @@ def run(tmp_path_factory):
     """One child run with the broken adapters side by side (one start-up, not one each)."""
     where = tmp_path_factory.mktemp("meta-numerics")
     ops = " or ".join(op for _, op in PLANTS.values())
-    args = [SPEC, "-q", "--compat-mode", "report", "-k", f"special_values and ({ops})", "--hypothesis-seed", "0",
-            *(a for adapter in PLANTS for a in ("--adapter", f"compat.adapters.broken:{adapter}"))]
+    args = [
+        SPEC,
+        "-q",
+        "--compat-mode",
+        "report",
+        "-k",
+        f"special_values and ({ops})",
+        "--hypothesis-seed",
+        "0",
+        *(a for adapter in PLANTS for a in ("--adapter", f"compat.adapters.broken:{adapter}")),
+    ]
     process = run_pytest(args, where)
     assert process.returncode == 0, output(process)
     (loaded,) = records.load(where / "results").runs.values()
@@ -49,7 +61,9 @@ def divergences(run, adapter) -> list[dict]:
 def test_value_fault_is_recorded_as_a_new_value_divergence_of_its_operation(run, adapter, tmp_path):
     name, op = PLANTS[adapter]
     found = divergences(run, adapter)
-    assert {(r["op"], r["kind"], r["status"], r["family"]) for r in found} == {(op, "value", "new", "numerics")}
+    assert {(r["op"], r["kind"], r["status"], r["family"]) for r in found} == {
+        (op, "value", "new", "numerics")
+    }
     smallest = min(found, key=lambda r: len(r["reproducer"]))
     numpy_line, broken_line = reproducer_lines(run_reproducer(smallest, tmp_path), name)
     assert numpy_line.split(": ", 1)[1] != broken_line.split(": ", 1)[1]

@@ -43,7 +43,9 @@ def test_a_compiled_call_gives_the_eager_result_and_a_boolean_mask_needs_static_
     eager, jitted = (jax.call("add", (X, 2.5), {}, None, mode) for mode in ("eager", "jit"))
     assert jitted.dtype == eager.dtype == "float32" and np.array_equal(jitted.values, eager.values)
     mask = jax.call("getitem", (X, X > 2), {}, None, "jit")
-    assert mask.raised and mask.error_category == "index", mask.describe()  # JAX: shapes must be static under jit
+    assert mask.raised and mask.error_category == "index", (
+        mask.describe()
+    )  # JAX: shapes must be static under jit
 
 
 def _installed(module: str) -> bool:
@@ -53,9 +55,25 @@ def _installed(module: str) -> bool:
 
 
 def test_a_rule_broken_only_when_traced_is_caught_on_the_mode_row(tmp_path):
-    process = run_pytest(["compat/specs/promotion.py", "-q", "-k", "python_scalar_with_every_dtype and add",
-                          "--backends", "numpy", "--adapter", "compat.adapters.broken:TracedScalarsAreStrong",
-                          "--modes", "default", "--mode-examples", "1", "--compat-mode", "report"], tmp_path)
+    process = run_pytest(
+        [
+            "compat/specs/promotion.py",
+            "-q",
+            "-k",
+            "python_scalar_with_every_dtype and add",
+            "--backends",
+            "numpy",
+            "--adapter",
+            "compat.adapters.broken:TracedScalarsAreStrong",
+            "--modes",
+            "default",
+            "--mode-examples",
+            "1",
+            "--compat-mode",
+            "report",
+        ],
+        tmp_path,
+    )
     assert process.returncode == 0, output(process)
     loaded = records.load(tmp_path / "results")
     divergences = [r for run in loaded.runs.values() for r in run.divergences]
@@ -65,11 +83,16 @@ def test_a_rule_broken_only_when_traced_is_caught_on_the_mode_row(tmp_path):
     assert {r.reference for r in divergences} == {"numpy", "mode:eager"}
     assert all(r.status == "new" for r in divergences)
     # float32 with a Python float: float32 eager (and in NumPy), float64 traced
-    against_eager = next(r for r in divergences if r.reference == "mode:eager" and r.kind == "dtype"
-                         and r.signature["expected"] == "float32")
+    against_eager = next(
+        r
+        for r in divergences
+        if r.reference == "mode:eager" and r.kind == "dtype" and r.signature["expected"] == "float32"
+    )
     assert against_eager.signature["actual"] == "float64"
     shown = run_reproducer(against_eager.to_json(), tmp_path)
-    eager_line, traced_line = (line for line in shown.splitlines() if line.startswith("broken_traced_scalars"))
+    eager_line, traced_line = (
+        line for line in shown.splitlines() if line.startswith("broken_traced_scalars")
+    )
     assert "eager:" in eager_line and "float32" in eager_line, shown
     assert "traced:" in traced_line and "float64" in traced_line, shown
 
@@ -83,12 +106,16 @@ def test_a_mode_is_its_own_row_in_records_and_in_the_store(tmp_path):
     record = divergence_record()
     record["backend"] = {**record["backend"], "config": {"mode": "jit"}}
     typed = records.from_json(record)
-    assert typed.where == "numpy~jit" and typed.key.backend_id == "numpy~jit" and typed.against_device is False
+    assert (
+        typed.where == "numpy~jit" and typed.key.backend_id == "numpy~jit" and typed.against_device is False
+    )
     run_directory = tmp_path / "results" / "run-1"
     run_directory.mkdir(parents=True)
     (run_directory / "records-main.jsonl").write_text(json.dumps(record) + "\n")
     store.ingest(tmp_path / "s.sqlite", [tmp_path / "results"])
-    rows = sqlite3.connect(tmp_path / "s.sqlite").execute("SELECT DISTINCT backend_id FROM records").fetchall()
+    rows = (
+        sqlite3.connect(tmp_path / "s.sqlite").execute("SELECT DISTINCT backend_id FROM records").fetchall()
+    )
     assert rows == [("numpy~jit",)]
 
 
@@ -125,11 +152,20 @@ def test_a_traced_call_raises_what_eager_raises_not_the_tracers_wrapper():
         if not _installed(backend):
             continue
         adapter = load_adapter(backend)
-        for index in ((0.0,), (slice(None), slice(None, None, -1))):  # a float index; a negative step (torch refuses it)
+        for index in (
+            (0.0,),
+            (slice(None), slice(None, None, -1)),
+        ):  # a float index; a negative step (torch refuses it)
             eager = adapter.call("getitem", (X, index), {}, None, "eager")
             for mode in modes:
                 traced = adapter.call("getitem", (X, index), {}, None, mode)
-                assert traced.error_category == eager.error_category, (backend, mode, index, traced.describe(), eager.describe())
+                assert traced.error_category == eager.error_category, (
+                    backend,
+                    mode,
+                    index,
+                    traced.describe(),
+                    eager.describe(),
+                )
                 checked += 1
     if not checked:
         pytest.skip("neither tensorflow nor torch is installed")
@@ -138,7 +174,9 @@ def test_a_traced_call_raises_what_eager_raises_not_the_tracers_wrapper():
 def test_a_lazy_call_that_fails_leaves_nothing_behind_for_the_next_one():
     torch = load_adapter("torch") if _installed("torch") else pytest.skip("torch is not installed")
     failed = torch.call("true_divide", (2**63, np.array(0, dtype=np.int32)), {}, None, "lazy")
-    assert failed.raised, failed.describe()  # the TorchScript interpreter cannot run it (a divergence of its own)
+    assert failed.raised, (
+        failed.describe()
+    )  # the TorchScript interpreter cannot run it (a divergence of its own)
     flags = np.array([True, False])
     after = torch.call("greater", (flags, flags), {}, None, "lazy")
     assert not after.raised and after.values.tolist() == [False, False], after.describe()
@@ -152,7 +190,9 @@ def test_a_compiled_gradient_closes_over_its_constants_as_backend_arrays():
     torch = load_adapter("torch") if _installed("torch") else pytest.skip("torch is not installed")
     x = np.array([0.5, 1.0, 2.0], dtype=np.float32)
     weights = np.array([1.0, 2.0, 3.0], dtype=np.float32)
-    program = Program(Node("sum", (Node("multiply", (Node("tanh", (Node("input"),)), Node("const"))),)), (x,), (weights,))
+    program = Program(
+        Node("sum", (Node("multiply", (Node("tanh", (Node("input"),)), Node("const"))),)), (x,), (weights,)
+    )
     eager = torch.call("grad", (program.bind(torch), x), {}, None, "eager")
     for mode in ("compile", "lazy"):
         traced = torch.call("grad", (program.bind(torch), x), {}, None, mode)
@@ -166,10 +206,16 @@ def test_a_mode_row_on_a_plugin_device_is_reproduced_on_both_devices_in_that_mod
     from compat.core.case import Case
     from compat.harness.reproducer import OnDevice, reproducer
 
-    tf = load_adapter("tensorflow") if _installed("tensorflow") else pytest.skip("tensorflow is not installed")
+    tf = (
+        load_adapter("tensorflow") if _installed("tensorflow") else pytest.skip("tensorflow is not installed")
+    )
     case = Case("true_divide", (True, np.ones(9, dtype=np.int16)))
     snippet = reproducer(case, OnDevice(tf, "CPU:0"), tf, "APU:0", "function")
     shown = run_reproducer({"reproducer": snippet}, tmp_path)
     on_cpu, on_apu = (line for line in shown.splitlines() if line.startswith("tensorflow"))
-    assert on_cpu.startswith("tensorflow 2") and "function on CPU:0:" in on_cpu and "float32[9]" in on_cpu, shown
-    assert on_apu.split("function: ", 1)[1] == on_cpu.split("CPU:0: ", 1)[1], shown  # the same graph, bit for bit
+    assert on_cpu.startswith("tensorflow 2") and "function on CPU:0:" in on_cpu and "float32[9]" in on_cpu, (
+        shown
+    )
+    assert on_apu.split("function: ", 1)[1] == on_cpu.split("CPU:0: ", 1)[1], (
+        shown
+    )  # the same graph, bit for bit

@@ -25,7 +25,9 @@ def signatures(adapter, op, *args) -> list[tuple[str, str, str]]:
     """The (kind, expected, actual) of every divergence ``op(*args)`` shows on ``adapter``."""
     checker = Checker(adapter, "numerics", "spec", Session(NUMPY, load(None)))
     checker.check(op, *args)
-    return sorted({(m.kind, m.expected, m.actual) for found in checker.kept.values() for m in found.mismatches})
+    return sorted(
+        {(m.kind, m.expected, m.actual) for found in checker.kept.values() for m in found.mismatches}
+    )
 
 
 def test_reference_of_a_math_function_is_computed_in_wider_precision():
@@ -50,9 +52,16 @@ class FlushesSubnormals(NumpyAdapter):
     def call(self, op, args, kwargs=None, device=None):
         # a Python float beside a float32 array computes in float32 (NEP 50): DAZ reads it there too
         in_float32 = any(isinstance(a, np.ndarray) and a.dtype == np.float32 for a in args)
-        args = tuple(float(flush(np.asarray(a, dtype=np.float32))) if in_float32 and type(a) is float else flush(a) for a in args)
+        args = tuple(
+            float(flush(np.asarray(a, dtype=np.float32))) if in_float32 and type(a) is float else flush(a)
+            for a in args
+        )
         outcome = super().call(op, args, kwargs, device)
-        return outcome if outcome.values is None else type(outcome)(**{**vars(outcome), "values": flush(outcome.values)})
+        return (
+            outcome
+            if outcome.values is None
+            else type(outcome)(**{**vars(outcome), "values": flush(outcome.values)})
+        )
 
 
 class ZeroesTinyResults(NumpyAdapter):
@@ -63,7 +72,9 @@ class ZeroesTinyResults(NumpyAdapter):
     def call(self, op, args, kwargs=None, device=None):
         outcome = super().call(op, args, kwargs, device)
         tiny = np.abs(outcome.values) < 1e-30
-        return type(outcome)(**{**vars(outcome), "values": np.where(tiny, 0, outcome.values).astype(outcome.values.dtype)})
+        return type(outcome)(
+            **{**vars(outcome), "values": np.where(tiny, 0, outcome.values).astype(outcome.values.dtype)}
+        )
 
 
 def flush(a):
@@ -72,13 +83,16 @@ def flush(a):
     return np.where(np.abs(a) < SMALLEST_NORMAL, np.float32(0) * np.sign(a), a).astype(np.float32)
 
 
-@pytest.mark.parametrize("op, args", [
-    ("multiply", (np.float32([1e-20, 2.0]), np.float32([1e-20, 3.0]))),  # a subnormal result
-    ("add", (np.float32([1e-40, 1.0]), np.float32([0.0, 1.0]))),  # a subnormal operand
-    ("log", (np.float32([1e-40]),)),  # DAZ: log(0) = -inf
-    ("min", (np.float32([1e-40, 2.0]),)),  # a reduction
-    ("equal", (np.float32([0.0]), 1e-40)),  # a Python float, subnormal in float32: DAZ reads it as zero
-])
+@pytest.mark.parametrize(
+    "op, args",
+    [
+        ("multiply", (np.float32([1e-20, 2.0]), np.float32([1e-20, 3.0]))),  # a subnormal result
+        ("add", (np.float32([1e-40, 1.0]), np.float32([0.0, 1.0]))),  # a subnormal operand
+        ("log", (np.float32([1e-40]),)),  # DAZ: log(0) = -inf
+        ("min", (np.float32([1e-40, 2.0]),)),  # a reduction
+        ("equal", (np.float32([0.0]), 1e-40)),  # a Python float, subnormal in float32: DAZ reads it as zero
+    ],
+)
 def test_flush_to_zero_has_its_own_signature(op, args):
     assert signatures(FlushesSubnormals(), op, *args) == [("value", "subnormal", "flushed")]
 
@@ -106,8 +120,9 @@ def test_a_difference_beyond_the_flushed_elements_keeps_its_own_signature():
     is the other reason's (judged alone), not flush-to-zero's, and not the flushed element's."""
     x, y = np.float32([1e-40, 1.0, 3.0]), np.float32([1.0, -np.inf, 1.0])
     assert signatures(FlushesAndDividesByInfinityIntoNan(), "true_divide", x, y) == [("value", "-0", "nan")]
-    assert signatures(FlushesAndDividesByInfinityIntoNan(), "true_divide", x[::2], y[::2]) == \
-        [("value", "subnormal", "flushed")]
+    assert signatures(FlushesAndDividesByInfinityIntoNan(), "true_divide", x[::2], y[::2]) == [
+        ("value", "subnormal", "flushed")
+    ]
 
 
 def test_flushing_reads_subnormal_components_as_zero_and_keeps_the_rest():
@@ -119,7 +134,10 @@ def test_flushing_reads_subnormal_components_as_zero_and_keeps_the_rest():
     assert np.isposinf(flushed[0].real) and flushed[0].imag == 0
     assert flushed[1].real == 0 and np.signbit(flushed[1].real) and np.isnan(flushed[1].imag)
     assert flushed[2] == values[2]
-    assert dtypes.flushed(np.float64([1e-310, 1e-300]), like="float32").tolist() == [0.0, 0.0]  # subnormal in float32
+    assert dtypes.flushed(np.float64([1e-310, 1e-300]), like="float32").tolist() == [
+        0.0,
+        0.0,
+    ]  # subnormal in float32
 
 
 class HalfPrecisionMatmulPolicy(NumpyAdapter):
@@ -140,6 +158,7 @@ class HalfPrecisionMatmulPolicy(NumpyAdapter):
                 yield
             finally:
                 self.active = False
+
         return switched()
 
     def call(self, op, args, kwargs=None, device=None):
@@ -153,10 +172,14 @@ def test_a_policy_cell_names_the_dtype_and_the_distance_from_full_precision():
     a = np.float32([[1 / 3, 2.0], [0.1, 7.0]])
     low = checker.under_policy("matmul in float16", "matmul", a, a)
     dtype, distance = low.split(", ")
-    expected = np.max(np.abs((a.astype(np.float16) @ a.astype(np.float16)).astype(np.float64) - a @ a)) / np.max(np.abs(a @ a))
+    expected = np.max(
+        np.abs((a.astype(np.float16) @ a.astype(np.float16)).astype(np.float64) - a @ a)
+    ) / np.max(np.abs(a @ a))
     assert dtype == "float16" and float(distance.split()[0]) == pytest.approx(expected, rel=0.05), low
     assert checker.under_policy("matmul in float16", "add", a, a) == "float32, the full-precision result"
-    assert checker.under_policy("no such policy", "add", a, a).startswith("policy unavailable: UnsupportedOperation")
+    assert checker.under_policy("no such policy", "add", a, a).startswith(
+        "policy unavailable: UnsupportedOperation"
+    )
 
 
 def test_a_bits_cell_shows_a_nan_payload_as_ieee_754_negation_leaves_it():
@@ -164,4 +187,6 @@ def test_a_bits_cell_shows_a_nan_payload_as_ieee_754_negation_leaves_it():
     checker = Checker(NUMPY, "numerics", "spec", Session(NUMPY, load(None)))
     nan = np.array([0x7FC01234], np.uint32).view(np.float32)
     assert checker.bits_of("negative", nan) == "float32 0xffc01234"
-    assert checker.bits_of("astype", nan, dtype="float64") == "float64 0x7ff8024680000000"  # payload shifted by 29 bits
+    assert (
+        checker.bits_of("astype", nan, dtype="float64") == "float64 0x7ff8024680000000"
+    )  # payload shifted by 29 bits

@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 from compat.core import dtypes
-from compat.core.outcome import Outcome
 from compat.core.oracle import bound, compare, compare_values
+from compat.core.outcome import Outcome
 
 
 def ok(values, dtype=None) -> Outcome:
@@ -49,6 +49,7 @@ NUMBER = r"([-+0-9.eE]+|inf|nan)"
 
 # -- dtype and shape -----------------------------------------------------------
 
+
 def test_equal_outcomes_do_not_mismatch():
     assert compare(ok([1.5, -2.0], np.float32), ok([1.5, -2.0], np.float32)) == []
     assert compare(ok([1, 2], np.int8), ok([1, 2], np.int8)) == []
@@ -82,6 +83,7 @@ def test_shape_outcomes_without_values():
 
 # -- integers and bools: exact -----------------------------------------------------
 
+
 @pytest.mark.parametrize("dtype", ["int8", "uint8", "int32", "int64", "uint64"])
 def test_integers_one_off_is_a_value_mismatch(dtype):
     expected = np.array([1, 2, 3, 4], dtype=dtype)
@@ -111,6 +113,7 @@ def test_bools_are_exact():
 
 # -- floats: 4 ULP -------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
 @pytest.mark.parametrize("base", [1.0, 1.25, 1.75, 3.0, 1000.0, -7.5, 0.3])
 def test_float_within_4_ulp_passes(dtype, base):
@@ -123,7 +126,9 @@ def test_float_within_4_ulp_passes(dtype, base):
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-@pytest.mark.parametrize("base, n", [(1.0, 5), (2.0, 5), (1024.0, 5), (1.0, 12), (1.75, 9), (3.0, 9), (1000.0, 9)])
+@pytest.mark.parametrize(
+    "base, n", [(1.0, 5), (2.0, 5), (1024.0, 5), (1.0, 12), (1.75, 9), (3.0, 9), (1000.0, 9)]
+)
 def test_float_beyond_4_ulp_fails_with_error_ulps_and_index(dtype, base, n):
     """5 ULP fails at powers of two (where one ULP is eps * |x|); 9 ULP fails anywhere
     (the documented tolerance 4 * eps * |x| never exceeds 8 ULP above 1)."""
@@ -181,7 +186,10 @@ def test_float_tolerance_is_relative_below_one_too():
     assert compare_values(expected, np.array([1e-10, 1e-30], dtype=np.float32)) is not None
     near = np.array([ulps_away(3e-10, np.float32, 4), ulps_away(1e-30, np.float32, 3)], dtype=np.float32)
     assert compare_values(expected, near) is None
-    assert compare_values(expected, np.array([ulps_away(3e-10, np.float32, 5), 1e-30], dtype=np.float32)) is not None
+    assert (
+        compare_values(expected, np.array([ulps_away(3e-10, np.float32, 5), 1e-30], dtype=np.float32))
+        is not None
+    )
     zero = np.zeros(1, np.float32)
     smallest = np.array([np.finfo(np.float32).smallest_subnormal], np.float32)
     assert compare_values(zero, 4 * smallest) is None
@@ -213,8 +221,15 @@ def test_correctly_rounded_in_two_dtypes_allows_half_an_ulp_of_each():
 
 # published accuracy, from the sources compat.core.ops cites (NumPy's umath validation
 # tolerances, glibc's libm-test-ulps, CUDA's tables), restated here
-PUBLISHED = {("tanh", "float32"): 2, ("tanh", "float64"): 2, ("exp", "float32"): 3, ("exp", "float64"): 1,
-             ("log", "float32"): 4, ("sin", "float64"): 2, ("power", "float32"): 4}
+PUBLISHED = {
+    ("tanh", "float32"): 2,
+    ("tanh", "float64"): 2,
+    ("exp", "float32"): 3,
+    ("exp", "float64"): 1,
+    ("log", "float32"): 4,
+    ("sin", "float64"): 2,
+    ("power", "float32"): 4,
+}
 
 
 @pytest.mark.parametrize(("op", "dtype"), sorted(PUBLISHED))
@@ -260,7 +275,10 @@ def test_accumulation_bound_comes_from_the_terms_not_the_result():
     assert compare_values(np.array(1.0, np.float32), np.array(reordered), allowed) is None
     limit = 3 * np.finfo(np.float32).eps * 20001.0
     assert compare_values(np.array(1.0, np.float32), np.array(1.0 + 0.9 * limit, np.float32), allowed) is None
-    assert compare_values(np.array(1.0, np.float32), np.array(1.0 + 1.5 * limit, np.float32), allowed) is not None
+    assert (
+        compare_values(np.array(1.0, np.float32), np.array(1.0 + 1.5 * limit, np.float32), allowed)
+        is not None
+    )
 
 
 def test_accumulation_bound_follows_the_axis():
@@ -276,6 +294,7 @@ def test_accumulation_bound_follows_the_axis():
 
 
 # -- special values ------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
 def test_nan_matches_nan(dtype):
@@ -329,6 +348,7 @@ def test_bit_exact_catches_one_ulp_and_accepts_identical_nans():
 
 # -- complex -------------------------------------------------------------------------
 
+
 def test_complex_components_within_tolerance_pass():
     expected = np.array([1 + 1j, 1.5 - 1.25j], dtype=np.complex64)
     actual = expected.copy()
@@ -346,7 +366,9 @@ def test_complex_is_compared_normwise():
     assert compare(ok(expected), ok(within)) == []
     beyond = np.array([1000 + (1 + 8000 * eps) * 1j], dtype=np.complex128)  # |diff| = 8000 eps > 4000 eps
     m = only(compare(ok(expected), ok(beyond)), "value")
-    assert number_after(NUMBER + r" ULP", m.detail) == pytest.approx(8000 * eps / np.spacing(np.float64(1000.0)), rel=1e-2)
+    assert number_after(NUMBER + r" ULP", m.detail) == pytest.approx(
+        8000 * eps / np.spacing(np.float64(1000.0)), rel=1e-2
+    )
     real_off = np.array([1 + 10 * eps + 1j], dtype=np.complex128)  # |z| < 1: absolute bound 4 eps
     assert compare_values(np.array([1 + 1j]), real_off) is not None
 
@@ -362,6 +384,7 @@ def test_complex_special_components():
 
 # -- error parity --------------------------------------------------------------------
 
+
 def test_backend_raises_where_reference_does_not():
     m = only(compare(ok([1.0]), raised(ValueError("operands could not be broadcast"), "shape")), "error")
     assert (m.expected, m.actual) == ("ok", "shape")
@@ -374,11 +397,18 @@ def test_reference_raises_where_backend_does_not():
 
 
 def test_both_raise_in_the_same_category_agree():
-    assert compare(raised(ValueError("shapes (2,) (3,)"), "shape"), raised(RuntimeError("size of tensor a"), "shape")) == []
+    assert (
+        compare(
+            raised(ValueError("shapes (2,) (3,)"), "shape"), raised(RuntimeError("size of tensor a"), "shape")
+        )
+        == []
+    )
 
 
 def test_both_raise_in_different_categories():
-    m = only(compare(raised(TypeError("ufunc"), "dtype"), raised(IndexError("out of range"), "index")), "error")
+    m = only(
+        compare(raised(TypeError("ufunc"), "dtype"), raised(IndexError("out of range"), "index")), "error"
+    )
     assert (m.expected, m.actual) == ("dtype", "index")
 
 

@@ -8,12 +8,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tests.helpers import output, run
-
 from compat.adapters.numpy import NumpyAdapter
 from compat.core import dtypes, ops
 from compat.core.case import Case
 from compat.harness.reproducer import reproducer
+from tests.helpers import output, run
 
 BFLOAT16 = dtypes.bfloat16()
 pytestmark = pytest.mark.skipif(BFLOAT16 is None, reason="bfloat16 needs ml_dtypes")
@@ -53,8 +52,14 @@ def words_of(outcome) -> list[int]:
     return np.asarray(outcome.values).reshape(-1).view(np.uint16).tolist()
 
 
-FLOAT32 = {"add": np.add, "subtract": np.subtract, "multiply": np.multiply, "true_divide": np.true_divide,
-           "maximum": np.maximum, "remainder": np.remainder}
+FLOAT32 = {
+    "add": np.add,
+    "subtract": np.subtract,
+    "multiply": np.multiply,
+    "true_divide": np.true_divide,
+    "maximum": np.maximum,
+    "remainder": np.remainder,
+}
 SCALARS = [1.5, 0.1, 2**-9, -3.0e-3, 1e10, 3, -7, 2**40 + 1, True, 255.875]
 
 
@@ -71,7 +76,9 @@ def test_bfloat16_with_python_scalar_is_bfloat16_of_the_scalar_converted_first(o
     assert not outcome.raised, outcome.describe()
     assert outcome.dtype == "bfloat16", outcome.describe()
     with np.errstate(all="ignore"):
-        wide = FLOAT32[op](*(x.astype(np.float32), scalar(value)) if array_first else (scalar(value), x.astype(np.float32)))
+        wide = FLOAT32[op](
+            *(x.astype(np.float32), scalar(value)) if array_first else (scalar(value), x.astype(np.float32))
+        )
     expected = [bits(v) for v in np.asarray(wide, np.float32).reshape(-1)]
     assert words_of(outcome) == expected, f"{outcome.describe()}: expected {[from_bits(w) for w in expected]}"
 
@@ -87,6 +94,7 @@ def test_python_int_beyond_bfloat16_float_and_int64_ranges_behaves_as_with_float
     """As NumPy does for float16: an int beyond int64 but inside bfloat16's range is just a
     number (float16: beyond its range, inf); beyond bfloat16's, inf; beyond a float's,
     OverflowError (float16 too). ml_dtypes by itself raises TypeError for all of them."""
+
     def call(x, value):
         return NUMPY.call(op, (np.ones(2, dtype=bool), x, value) if op == "where" else (x, value))
 
@@ -99,7 +107,9 @@ def test_python_int_beyond_bfloat16_float_and_int64_ranges_behaves_as_with_float
             assert half.raised and outcome.raised and type(outcome.error) is type(half.error) is OverflowError
             continue
         assert not outcome.raised, outcome.describe()
-        assert outcome.dtype == ("bool" if op == "less" else "bfloat16") and half.dtype == outcome.dtype.replace("bfloat16", "float16")
+        assert outcome.dtype == (
+            "bool" if op == "less" else "bfloat16"
+        ) and half.dtype == outcome.dtype.replace("bfloat16", "float16")
         if op == "add":
             with np.errstate(over="ignore"):  # 2**128 is beyond float32: inf
                 converted = np.float32(rounded(np.float32(float(value))))
@@ -129,11 +139,14 @@ def test_matmul_of_bfloat16_is_bfloat16_rounded_once_from_float32():
     assert outcome.values.astype(np.float64)[0, 0] == 1.0078125  # 1.005859375, rounded up once
 
 
-@pytest.mark.parametrize("op, values, expected", [
-    ("sum", [1.0] * 4096, 4096.0),  # bfloat16 at every step stops at 256
-    ("mean", [1.0] * 4096 + [3.0] * 4096, 2.0),
-    ("prod", [1.5] * 10, rounded(np.float32(1.5) ** 10)),  # 57.665..., exact in float32
-])
+@pytest.mark.parametrize(
+    "op, values, expected",
+    [
+        ("sum", [1.0] * 4096, 4096.0),  # bfloat16 at every step stops at 256
+        ("mean", [1.0] * 4096 + [3.0] * 4096, 2.0),
+        ("prod", [1.5] * 10, rounded(np.float32(1.5) ** 10)),  # 57.665..., exact in float32
+    ],
+)
 def test_reductions_of_bfloat16_accumulate_in_float32_and_round_once(op, values, expected):
     outcome = NUMPY.call(op, (bf16(*values),))
     assert outcome.dtype == "bfloat16" and float(outcome.values) == expected, outcome.describe()
@@ -162,6 +175,7 @@ def test_update_of_bfloat16_with_a_huge_python_int_as_float16():
 
 # -- bfloat16 and float16 agree in the kind of result, operation by operation ----------
 
+
 def swapped(value, dtype):
     """The table's float32 example operands in another float dtype."""
     if isinstance(value, np.ndarray) and value.dtype == np.float32:
@@ -188,26 +202,29 @@ def variants(op: ops.Op):
     first = 1 if op.name == "clip" else 0  # np.clip turns a Python scalar x into an int64 array first
     for i in [i for i in floats if i >= first]:
         for value in (True, 3, -2.5, 1e10, 2j, 2**70, 10**400):
-            yield f"operand {i} = {value!r:.12}", op.example[:i] + (value,) + op.example[i + 1:]
+            yield f"operand {i} = {value!r:.12}", op.example[:i] + (value,) + op.example[i + 1 :]
         for dtype in ("bool", "int8", "uint8", "float32", "float64", "complex64"):
             zero_dim = np.asarray(op.example[i]).reshape(-1)[:1].reshape(()).astype(dtype)
-            yield f"operand {i} 0-d {dtype}", op.example[:i] + (zero_dim,) + op.example[i + 1:]
+            yield f"operand {i} 0-d {dtype}", op.example[:i] + (zero_dim,) + op.example[i + 1 :]
 
 
-KINDS = [(op, label, args) for op in ops.TABLE if op.example and not op.transform for label, args in variants(op)]
+KINDS = [
+    (op, label, args) for op in ops.TABLE if op.example and not op.transform for label, args in variants(op)
+]
 
 
 @pytest.mark.parametrize("op, label, args", KINDS, ids=[f"{op.name}-{label}" for op, label, _ in KINDS])
 def test_bfloat16_and_float16_give_the_same_kind_of_result(op, label, args):
     kwargs = dict(op.example_kwargs)
     if op.moves_to is not None:
-        args = args[:op.moves_to] + (NUMPY.reference_device,) + args[op.moves_to + 1:]
+        args = args[: op.moves_to] + (NUMPY.reference_device,) + args[op.moves_to + 1 :]
     half = NUMPY.call(op.name, tuple(swapped(a, np.float16) for a in args), kwargs)
     brain = NUMPY.call(op.name, tuple(swapped(a, BFLOAT16) for a in args), kwargs)
     assert kind(brain) == kind(half), f"float16: {half.describe()}; bfloat16: {brain.describe()}"
 
 
 # -- reproducers --------------------------------------------------------------------------
+
 
 def test_a_reproducer_of_bfloat16_with_a_python_float_prints_bfloat16(tmp_path):
     """The reproducer runs the rule (it shows weak_scalars) and prints what the harness computed."""
@@ -218,8 +235,13 @@ def test_a_reproducer_of_bfloat16_with_a_python_float_prints_bfloat16(tmp_path):
     assert process.returncode == 0, output(process)
     first = process.stdout.splitlines()[0]
     expected = NUMPY.call("add", case.args)
-    assert first == f"numpy {NUMPY.version()}: bfloat16 {expected.values.astype(np.float64).tolist()}", output(process)
-    assert expected.values.astype(np.float64).tolist() == [rounded(1.0 + scalar(0.1)), rounded(-2.5 + scalar(0.1))]
+    assert first == f"numpy {NUMPY.version()}: bfloat16 {expected.values.astype(np.float64).tolist()}", (
+        output(process)
+    )
+    assert expected.values.astype(np.float64).tolist() == [
+        rounded(1.0 + scalar(0.1)),
+        rounded(-2.5 + scalar(0.1)),
+    ]
 
 
 def test_a_reproducer_without_bfloat16_calls_numpy_plainly():

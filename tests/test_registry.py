@@ -21,8 +21,16 @@ OLD_TORCH = Backend("torch", "torch", "2.3.0", {})
 
 
 def divergence(**fields) -> dict:
-    base = {"family": "promotion", "op": "add", "kind": "dtype", "inputs": "int8,uint8",
-            "expected": "int16", "actual": "int8", "device": "", "reference": "numpy"}
+    base = {
+        "family": "promotion",
+        "op": "add",
+        "kind": "dtype",
+        "inputs": "int8,uint8",
+        "expected": "int16",
+        "actual": "int8",
+        "device": "",
+        "reference": "numpy",
+    }
     return {**base, **fields}
 
 
@@ -34,8 +42,14 @@ def write(tmp_path: Path, text: str, name: str = "registry.toml") -> Path:
 
 def entry(id: str = "e1", backend: str = "jax", kind: str = "dtype", **extra: str) -> str:
     kind = kind if kind.startswith("[") else f'"{kind}"'  # a TOML list is passed as is
-    lines = ["[[known]]", f'id = "{id}"', f'backend = "{backend}"', f"kind = {kind}",
-             'differs = "something differs"', 'reason = "because"']
+    lines = [
+        "[[known]]",
+        f'id = "{id}"',
+        f'backend = "{backend}"',
+        f"kind = {kind}",
+        'differs = "something differs"',
+        'reason = "because"',
+    ]
     lines += [f"{k} = {v}" for k, v in extra.items()]
     return "\n".join(lines) + "\n\n"
 
@@ -46,8 +60,11 @@ def load(tmp_path: Path, *entries: str) -> registry.Registry:
 
 # -- loading ---------------------------------------------------------------------
 
+
 def test_load_a_valid_registry(tmp_path):
-    path = write(tmp_path, """
+    path = write(
+        tmp_path,
+        """
         # accepted differences
         [[known]]
         id = "jax-x32-no-int64"
@@ -70,7 +87,8 @@ def test_load_a_valid_registry(tmp_path):
         kind = "error"
         differs = "uint64 arithmetic raises"
         reason = "limited uint64 support"
-    """)
+    """,
+    )
     loaded = registry.load(path)
     assert loaded.path == path
     assert [e.id for e in loaded.entries] == ["jax-x32-no-int64", "torch-uint64"]
@@ -94,6 +112,7 @@ def test_no_registry_and_empty_registry_match_nothing(tmp_path):
 
 
 # -- matching --------------------------------------------------------------------
+
 
 def test_backend_name_matches_every_config_but_an_id_only_its_own(tmp_path):
     by_name = load(tmp_path, entry("any-jax", backend="jax"))
@@ -172,7 +191,9 @@ def test_list_of_globs_matches_any(tmp_path):
 
 
 def test_every_pattern_must_match(tmp_path):
-    known = load(tmp_path, entry("narrow", family='"promotion"', op='"add"', expected='"int16"', reference='"numpy"'))
+    known = load(
+        tmp_path, entry("narrow", family='"promotion"', op='"add"', expected='"int16"', reference='"numpy"')
+    )
     assert known.match(JAX_X32, divergence()).id == "narrow"
     assert known.match(JAX_X32, divergence(family="broadcasting")) is None
     assert known.match(JAX_X32, divergence(expected="int32")) is None
@@ -189,6 +210,7 @@ def test_first_match_wins(tmp_path):
 
 # -- malformed registries ------------------------------------------------------------
 
+
 def load_error(tmp_path: Path, text: str) -> str:
     with pytest.raises(RegistryError) as raised:
         registry.load(write(tmp_path, text))
@@ -199,7 +221,7 @@ def load_error(tmp_path: Path, text: str) -> str:
 
 
 def test_bad_toml(tmp_path):
-    message = load_error(tmp_path, entry("fine") + "[[known]]\nid = \"broken\nbackend = torch\n")
+    message = load_error(tmp_path, entry("fine") + '[[known]]\nid = "broken\nbackend = torch\n')
     assert "TOML" in message
 
 
@@ -238,23 +260,40 @@ def test_bad_versions_specifier(tmp_path, versions):
     assert "bad-versions" in message and versions in message
 
 
-@pytest.mark.parametrize("field, value", [("op", "[]"), ("op", "3"), ("inputs", '["int8", 3]'), ("config", '"x64"'),
-                                          ("reason", "42"), ("broad", "true"), ("cpu", '"avx 512"'), ("cpu", "[1]")])
+@pytest.mark.parametrize(
+    "field, value",
+    [
+        ("op", "[]"),
+        ("op", "3"),
+        ("inputs", '["int8", 3]'),
+        ("config", '"x64"'),
+        ("reason", "42"),
+        ("broad", "true"),
+        ("cpu", '"avx 512"'),
+        ("cpu", "[1]"),
+    ],
+)
 def test_badly_typed_fields(tmp_path, field, value):
-    message = load_error(tmp_path, entry("bad-type", **{field: value}).replace('reason = "because"\n', "")
-                         if field == "reason" else entry("bad-type", **{field: value}))
+    message = load_error(
+        tmp_path,
+        entry("bad-type", **{field: value}).replace('reason = "because"\n', "")
+        if field == "reason"
+        else entry("bad-type", **{field: value}),
+    )
     assert "bad-type" in message and field in message
 
 
 def test_broad_says_why_an_entry_names_no_family_or_operation(tmp_path):
-    known = load(tmp_path, entry("config-wide", broad='"every operation: the configuration decides"'), entry("narrow"))
+    known = load(
+        tmp_path, entry("config-wide", broad='"every operation: the configuration decides"'), entry("narrow")
+    )
     assert [e.broad for e in known.entries] == ["every operation: the configuration decides", ""]
     message = load_error(tmp_path, entry("empty-broad", broad='"  "'))
     assert "empty-broad" in message and "broad" in message
 
 
 def test_entries_outside_known(tmp_path):
-    message = load_error(tmp_path, entry("ok") + "[[knwon]]\nid = \"x\"\n")
+    message = load_error(tmp_path, entry("ok") + '[[knwon]]\nid = "x"\n')
     assert "knwon" in message
 
 
@@ -265,6 +304,7 @@ def test_missing_file(tmp_path):
 
 
 # -- the shipped registry ------------------------------------------------------------
+
 
 def test_shipped_registry_loads_and_explains_every_entry():
     if not SHIPPED.exists():
@@ -287,8 +327,13 @@ def test_a_config_value_may_be_a_list_of_admitted_values(tmp_path):
 def test_an_eager_entry_never_explains_how_a_mode_differs_from_eager(tmp_path):
     """An entry without a mode matches a mode row's divergences from NumPy (the backend's eager
     behaviour shows in every mode), but not its divergences from eager: only a mode's entry can."""
-    reg = registry.load(write(tmp_path, entry(backend="torch", id="eager") + entry(backend="torch", id="compiled",
-                                                                                   config='{ mode = "compile" }')))
+    reg = registry.load(
+        write(
+            tmp_path,
+            entry(backend="torch", id="eager")
+            + entry(backend="torch", id="compiled", config='{ mode = "compile" }'),
+        )
+    )
     compiled = replace(TORCH, config={"mode": "compile"})
     assert reg.match(compiled, divergence()).id == "eager"
     assert reg.match(compiled, divergence(reference="mode:eager")).id == "compiled"

@@ -19,14 +19,16 @@ import sys
 import numpy as np
 import pytest
 
-from tests.helpers import Jobs, output, run
-
 from compat.core import ops, oracle
 from compat.core.case import Case
 from compat.core.programs import Node, Program
 from compat.harness.selection import select
+from tests.helpers import Jobs, output, run
 
-pytestmark = [pytest.mark.xdist_group("reproducers"), pytest.mark.slow]  # one worker: its fixtures are made once
+pytestmark = [
+    pytest.mark.xdist_group("reproducers"),
+    pytest.mark.slow,
+]  # one worker: its fixtures are made once
 
 INSTALLED = [a for a in select(None, [])[0]]
 
@@ -45,10 +47,15 @@ def f64(*values):
 
 # the programs the autodiff transforms are shown with: f(x0[, x1]) of the table's operations
 TRANSFORMS = {
-    "grad": (Program(call("sum", call("multiply", call("tanh", x(0)), x(1))), (f64(0.5, -1.0), f64(2.0, 3.0))), ()),
+    "grad": (
+        Program(call("sum", call("multiply", call("tanh", x(0)), x(1))), (f64(0.5, -1.0), f64(2.0, 3.0))),
+        (),
+    ),
     "jacobian": (Program(call("tanh", call("multiply", x(0), x(0))), (f64(0.5, -1.0),)), ()),
-    "per_example_grad": (Program(call("sum", call("multiply", call("sin", x(0)), x(1))), (f64(0.5, -1.0), f64(1.0, 2.0))),
-                         ("batch",)),
+    "per_example_grad": (
+        Program(call("sum", call("multiply", call("sin", x(0)), x(1))), (f64(0.5, -1.0), f64(1.0, 2.0))),
+        ("batch",),
+    ),
     "hvp": (Program(call("sum", call("multiply", call("tanh", x(0)), x(0))), (f64(0.5, -1.0),)), ("v",)),
 }
 
@@ -56,8 +63,9 @@ TRANSFORMS = {
 # On a plug-in device the twin under test is device_scope/scope_source, and in a second
 # config (jax[x32]) context/setup_lines: the same for every operation, so these check
 # the first operation of each group, and every one that moves data.
-ON_DEVICES = {next(op.name for op in ops.TABLE if op.group == group) for group in {op.group for op in ops.TABLE}} \
-    | {op.name for op in ops.TABLE if op.moves_to is not None}
+ON_DEVICES = {
+    next(op.name for op in ops.TABLE if op.group == group) for group in {op.group for op in ops.TABLE}
+} | {op.name for op in ops.TABLE if op.moves_to is not None}
 
 
 def case_of(op: str, adapter) -> Case:
@@ -86,7 +94,9 @@ def agreement(spec: str) -> list[str]:
 
     adapter, numpy, finite_differences = load_adapter(spec), load_adapter("numpy"), FiniteDifferences()
     devices = [None]
-    if adapter.plugin is not None and adapter.label == adapter.DEFAULT_CONFIGS[0]:  # devices run the first config
+    if (
+        adapter.plugin is not None and adapter.label == adapter.DEFAULT_CONFIGS[0]
+    ):  # devices run the first config
         try:
             adapter.plugin.prepare()
             devices += [d for d in adapter.plugin_devices() if d in adapter.devices()]
@@ -94,7 +104,9 @@ def agreement(spec: str) -> list[str]:
             pass
     problems = []
     for device in devices:
-        every = device is None and adapter.label == adapter.DEFAULT_CONFIGS[0]  # other configs: their setup lines
+        every = (
+            device is None and adapter.label == adapter.DEFAULT_CONFIGS[0]
+        )  # other configs: their setup lines
         for op in ops.OPS if every else sorted(ON_DEVICES):
             if adapter.unsupported(op):
                 continue
@@ -114,7 +126,9 @@ def agreement(spec: str) -> list[str]:
             try:
                 exec(text.replace(snippets.SHOW, ""), {"show": show, "__name__": "reproducer"})
             except Exception as error:
-                problems.append(f"{op} on {device}: the reproducer does not run: {type(error).__name__}: {error}\n{text}")
+                problems.append(
+                    f"{op} on {device}: the reproducer does not run: {type(error).__name__}: {error}\n{text}"
+                )
                 continue
             *_, result = shown.values()
             where = f"{op} on {device or 'the default device'}"

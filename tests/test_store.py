@@ -13,16 +13,19 @@ from pathlib import Path
 
 import jsonschema
 
-from compat.results import records
-from compat.results import store
+from compat.results import records, store
 from tests.helpers import REPO, checks_record, divergence_record, nonempty_lines, output, run, subprocess_env
 
 FIXTURE = REPO / "fixtures" / "results"
 
 
 def record_lines(directory: Path) -> list[str]:
-    return [line for path in sorted(directory.rglob("records-*.jsonl"))
-            for line in path.read_text().splitlines() if line.strip()]
+    return [
+        line
+        for path in sorted(directory.rglob("records-*.jsonl"))
+        for line in path.read_text().splitlines()
+        if line.strip()
+    ]
 
 
 def run_directories(directory: Path) -> list[Path]:
@@ -45,11 +48,14 @@ def copy_run(source: Path, target_root: Path, run_id: str) -> Path:
     (target / "run.json").write_text(json.dumps({**meta, "run_id": run_id}))
     for path in source.glob("records-*.jsonl"):
         lines = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-        (target / path.name).write_text("".join(json.dumps({**r, "run_id": run_id}, sort_keys=True) + "\n" for r in lines))
+        (target / path.name).write_text(
+            "".join(json.dumps({**r, "run_id": run_id}, sort_keys=True) + "\n" for r in lines)
+        )
     return target
 
 
 # -- ingesting -----------------------------------------------------------------------
+
 
 def test_ingest_keeps_every_run_with_its_environment_and_every_record(tmp_path):
     db = tmp_path / "store.sqlite"
@@ -71,11 +77,20 @@ def test_ingest_keeps_every_run_with_its_environment_and_every_record(tmp_path):
     for run_directory in runs:
         (meta,) = stored(db, "SELECT meta FROM runs WHERE run_id = ?", run_directory.name)
         assert json.loads(meta[0]) == json.loads((run_directory / "run.json").read_text())
-    assert sorted(body for (body,) in stored(db, "SELECT body FROM records_with_body")) == sorted(line.strip() for line in lines)
+    assert sorted(body for (body,) in stored(db, "SELECT body FROM records_with_body")) == sorted(
+        line.strip() for line in lines
+    )
     # the columns reports group by are the record's fields
-    for body, backend_id, family, op, status in stored(db, "SELECT body, backend_id, family, op, status FROM records_with_body"):
+    for body, backend_id, family, op, status in stored(
+        db, "SELECT body, backend_id, family, op, status FROM records_with_body"
+    ):
         record = json.loads(body)
-        assert (backend_id, family, op, status) == (record["backend"]["id"], record["family"], record.get("op"), record.get("status"))
+        assert (backend_id, family, op, status) == (
+            record["backend"]["id"],
+            record["family"],
+            record.get("op"),
+            record.get("status"),
+        )
 
 
 def test_ingesting_the_same_runs_again_adds_nothing(tmp_path):
@@ -128,23 +143,35 @@ def test_malformed_lines_are_reported_with_file_and_line_and_skipped(tmp_path):
         json.dumps(divergence_record(op="add")),
         "not JSON at all {",
         json.dumps(checks_record()),
-        json.dumps({**checks_record(), "cases": {"add": "three"}}),   # JSON, but not a record
+        json.dumps({**checks_record(), "cases": {"add": "three"}}),  # JSON, but not a record
         "",
         json.dumps([1, 2, 3]),
         json.dumps({**divergence_record(op="multiply"), "record": "nonsense"}),
         json.dumps(divergence_record(op="subtract")),
-        '{"record": "divergence", "truncated": ',                   # a worker killed mid-write
+        '{"record": "divergence", "truncated": ',  # a worker killed mid-write
     ]
     path.write_text("\n".join(lines) + "\n")
-    (run_directory / "records-gw1.jsonl").write_bytes(b'\xff\xfe not utf-8\n' + json.dumps(checks_record(worker="gw1")).encode() + b"\n")
+    (run_directory / "records-gw1.jsonl").write_bytes(
+        b"\xff\xfe not utf-8\n" + json.dumps(checks_record(worker="gw1")).encode() + b"\n"
+    )
     db = tmp_path / "store.sqlite"
     result = store.ingest(db, [tmp_path / "results"])
-    bad = {f"{path}:2:", f"{path}:4:", f"{path}:6:", f"{path}:7:", f"{path}:9:", f"{run_directory / 'records-gw1.jsonl'}:1:"}
+    bad = {
+        f"{path}:2:",
+        f"{path}:4:",
+        f"{path}:6:",
+        f"{path}:7:",
+        f"{path}:9:",
+        f"{run_directory / 'records-gw1.jsonl'}:1:",
+    }
     assert {p.split(" ", 1)[0] for p in result.skipped} == bad, result.skipped
     assert all("\n" not in p and len(p) < 500 for p in result.skipped)
     assert any("cases" in p for p in result.skipped if p.startswith(f"{path}:4:"))
     assert result.records == 4 and result.bad_lines == len(bad)
-    assert sorted(op for (op,) in stored(db, "SELECT op FROM records WHERE type = 'divergence'")) == ["add", "subtract"]
+    assert sorted(op for (op,) in stored(db, "SELECT op FROM records WHERE type = 'divergence'")) == [
+        "add",
+        "subtract",
+    ]
 
 
 WORKER = """
@@ -172,14 +199,30 @@ def test_two_processes_ingesting_overlapping_runs_lose_and_duplicate_nothing(tmp
     db = tmp_path / "store.sqlite"
     processes = []
     for name, directories in (("a", first), ("b", second)):
-        processes.append(subprocess.Popen(
-            [sys.executable, "-c", WORKER, str(db), str(tmp_path / f"ready-{name}"), str(tmp_path / "go"),
-             *map(str, directories)], cwd=REPO, env=subprocess_env(tmp_path), stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE, text=True))
+        processes.append(
+            subprocess.Popen(
+                [
+                    sys.executable,
+                    "-c",
+                    WORKER,
+                    str(db),
+                    str(tmp_path / f"ready-{name}"),
+                    str(tmp_path / "go"),
+                    *map(str, directories),
+                ],
+                cwd=REPO,
+                env=subprocess_env(tmp_path),
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+        )
     try:
         deadline = time.time() + 60
         while not all((tmp_path / f"ready-{n}").exists() for n in "ab"):
-            assert time.time() < deadline and all(p.poll() is None for p in processes), [p.communicate() for p in processes]
+            assert time.time() < deadline and all(p.poll() is None for p in processes), [
+                p.communicate() for p in processes
+            ]
             time.sleep(0.01)
         (tmp_path / "go").touch()
         outputs = []
@@ -203,14 +246,24 @@ def test_two_processes_ingesting_overlapping_runs_lose_and_duplicate_nothing(tmp
 # -- the compiled record check agrees with the schema --------------------------------
 
 SPOILERS = [
-    lambda r: r.pop("run_id"), lambda r: r.update(schema=2), lambda r: r.update(run_id=""),
-    lambda r: r.update(device=3), lambda r: r["backend"].pop("config"), lambda r: r["backend"].update(version=2),
-    lambda r: r.update(record="checks"), lambda r: r.update(record="nonsense"), lambda r: r.update(reference=None),
+    lambda r: r.pop("run_id"),
+    lambda r: r.update(schema=2),
+    lambda r: r.update(run_id=""),
+    lambda r: r.update(device=3),
+    lambda r: r["backend"].pop("config"),
+    lambda r: r["backend"].update(version=2),
+    lambda r: r.update(record="checks"),
+    lambda r: r.update(record="nonsense"),
+    lambda r: r.update(reference=None),
     lambda r: r.update(count=0) if "count" in r else r.update(cases={"add": -1}),
     lambda r: r.update(count=True) if "count" in r else r.update(cases={"add": True}),
     lambda r: r.update(count=2.0) if "count" in r else r.update(cases={"add": 2.0}),
     lambda r: r.update(kind="values") if "kind" in r else r.pop("record"),
-    lambda r: r["expected"].update(error={"type": "E", "category": "nope", "message": ""}) if "expected" in r else None,
+    lambda r: (
+        r["expected"].update(error={"type": "E", "category": "nope", "message": ""})
+        if "expected" in r
+        else None
+    ),
     lambda r: r["expected"].update(shape=[-1]) if "expected" in r else None,
     lambda r: r["signature"].pop("actual") if "signature" in r else None,
     lambda r: r["example"].update(inputs={"x0": 1}) if "example" in r else None,
@@ -226,8 +279,12 @@ SPOILERS = [
 
 def replay_of(divergence: dict) -> dict:
     """A replay record (none is in the fixture runs, which predate them) of a divergence's example."""
-    common = {k: v for k, v in divergence.items() if k in ("schema", "run_id", "worker", "family", "spec", "backend",
-                                                             "device", "reference", "op", "example")}
+    common = {
+        k: v
+        for k, v in divergence.items()
+        if k
+        in ("schema", "run_id", "worker", "family", "spec", "backend", "device", "reference", "op", "example")
+    }
     return {**common, "record": "replay", "known": "an-entry", "status": "reproduced"}
 
 
@@ -246,7 +303,10 @@ def test_problem_with_is_jsonschemas_verdict_on_spoiled_fixture_records():
             record = json.loads(json.dumps(original))
             spoil(record)
             verdict = reference.is_valid(record)
-            assert (records.problem_with(record) is None) == verdict, (record, list(reference.iter_errors(record))[:1])
+            assert (records.problem_with(record) is None) == verdict, (
+                record,
+                list(reference.iter_errors(record))[:1],
+            )
             if record.get("record") in records.TYPES:
                 assert records.conforms(record["record"])(record) == verdict, (record, verdict)
             verdicts.add(verdict)
@@ -263,12 +323,15 @@ def test_a_line_cut_short_by_a_dying_worker_is_reported_and_nothing_else_is_lost
     (run_directory / "records-gw0.jsonl").write_text("\n".join(whole) + "\n" + cut)
     ingested = store.ingest(tmp_path / "s.sqlite", [tmp_path / "results"])
     assert ingested.records == 5
-    assert len(ingested.skipped) == 1 and ingested.skipped[0].startswith(f"{run_directory / 'records-gw0.jsonl'}:6:")
+    assert len(ingested.skipped) == 1 and ingested.skipped[0].startswith(
+        f"{run_directory / 'records-gw0.jsonl'}:6:"
+    )
     again = store.ingest(tmp_path / "s.sqlite", [tmp_path / "results"])  # merging again adds nothing
     assert again.records == 0 and store.counts(tmp_path / "s.sqlite")["records"] == 5
 
 
 # -- the CLI -------------------------------------------------------------------------
+
 
 def assert_one_line_error(process, *phrases: str) -> str:
     text = output(process)
@@ -285,7 +348,9 @@ def test_merge_prints_what_it_added_and_exits_1_on_skipped_lines(tmp_path):
     db = tmp_path / "s.sqlite"
     process = run(["-m", "compat", "merge", str(FIXTURE), "--store", str(db)], tmp_path)
     assert process.returncode == 0, output(process)
-    assert f"{len(run_directories(FIXTURE))} run(s) and {len(record_lines(FIXTURE))} record(s)" in process.stdout
+    assert (
+        f"{len(run_directories(FIXTURE))} run(s) and {len(record_lines(FIXTURE))} record(s)" in process.stdout
+    )
     for run_directory in run_directories(FIXTURE):
         assert run_directory.name in process.stdout
     again = run(["-m", "compat", "merge", str(FIXTURE), "--store", str(db)], tmp_path)
@@ -297,7 +362,9 @@ def test_merge_prints_what_it_added_and_exits_1_on_skipped_lines(tmp_path):
     process = run(["-m", "compat", "merge", str(broken.parent), "--store", str(db)], tmp_path)
     assert process.returncode == 1, output(process)
     assert "Traceback" not in process.stderr
-    assert nonempty_lines(process.stderr) == [line for line in nonempty_lines(process.stderr) if "records-gw0.jsonl:2:" in line]
+    assert nonempty_lines(process.stderr) == [
+        line for line in nonempty_lines(process.stderr) if "records-gw0.jsonl:2:" in line
+    ]
     assert len(nonempty_lines(process.stderr)) == 1
     assert "1 record(s)" in process.stdout
 
@@ -319,13 +386,31 @@ def test_merge_and_dashboard_error_paths_are_one_line_with_exit_2(tmp_path):
         "not-results": (["merge", str(not_results)], [str(not_results), "not a compat results directory"]),
         "file-as-dir": (["merge", str(a_file)], [str(a_file), "not a directory"]),
         "corrupt-store": (["merge", str(FIXTURE), "--store", str(corrupt)], [str(corrupt)]),
-        "foreign-store": (["merge", str(FIXTURE), "--store", str(foreign)], [str(foreign), "not a compat store"]),
+        "foreign-store": (
+            ["merge", str(FIXTURE), "--store", str(foreign)],
+            [str(foreign), "not a compat store"],
+        ),
         "dir-as-store": (["merge", str(FIXTURE), "--store", str(tmp_path)], [str(tmp_path), "directory"]),
-        "dashboard-no-store": (["dashboard", "--store", str(tmp_path / "none.sqlite"), "-o", str(tmp_path / "out")],
-                               [str(tmp_path / "none.sqlite")]),
-        "dashboard-corrupt": (["dashboard", "--store", str(corrupt), "-o", str(tmp_path / "out")], [str(corrupt)]),
-        "dashboard-missing-results": (["dashboard", "--results", str(tmp_path / "nope"), "--store",
-                                       str(tmp_path / "x.sqlite"), "-o", str(tmp_path / "out")], ["no such directory"]),
+        "dashboard-no-store": (
+            ["dashboard", "--store", str(tmp_path / "none.sqlite"), "-o", str(tmp_path / "out")],
+            [str(tmp_path / "none.sqlite")],
+        ),
+        "dashboard-corrupt": (
+            ["dashboard", "--store", str(corrupt), "-o", str(tmp_path / "out")],
+            [str(corrupt)],
+        ),
+        "dashboard-missing-results": (
+            [
+                "dashboard",
+                "--results",
+                str(tmp_path / "nope"),
+                "--store",
+                str(tmp_path / "x.sqlite"),
+                "-o",
+                str(tmp_path / "out"),
+            ],
+            ["no such directory"],
+        ),
     }
     for name, (args, phrases) in cases.items():
         process = run(["-m", "compat", *args], tmp_path / name)
@@ -353,12 +438,20 @@ def test_processes_creating_one_new_store_at_once_all_succeed(tmp_path):
     # both, one of three openers failed with "database is locked" about every eighth time.
     for attempt in range(8):
         db, go = tmp_path / f"store-{attempt}.sqlite", tmp_path / f"go-{attempt}"
-        processes = [subprocess.Popen([sys.executable, "-c", OPENER, str(db), str(go)], cwd=REPO,
-                                      env=subprocess_env(tmp_path), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                      text=True) for _ in range(3)]
+        processes = [
+            subprocess.Popen(
+                [sys.executable, "-c", OPENER, str(db), str(go)],
+                cwd=REPO,
+                env=subprocess_env(tmp_path),
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+            for _ in range(3)
+        ]
         time.sleep(0.3)
         go.touch()
         for p in processes:
-            out, err = p.communicate(timeout=120)
+            _out, err = p.communicate(timeout=120)
             assert p.returncode == 0, err
         assert store.counts(db)["runs"] == 0

@@ -7,12 +7,29 @@ from tests.helpers import output, run
 
 
 def test_a_survey_that_finds_a_new_divergence_fails_and_says_how_to_see_it_again(tmp_path):
-    process = run(["-m", "compat", "survey", "--backends", "numpy", "--results", str(tmp_path / "results"),
-                   "-k", "binary_operation_on_every_pair and add",
-                   "--adapter", "compat.adapters.broken:Int8Uint8PromotesToInt8"], tmp_path)
+    process = run(
+        [
+            "-m",
+            "compat",
+            "survey",
+            "--backends",
+            "numpy",
+            "--results",
+            str(tmp_path / "results"),
+            "-k",
+            "binary_operation_on_every_pair and add",
+            "--adapter",
+            "compat.adapters.broken:Int8Uint8PromotesToInt8",
+        ],
+        tmp_path,
+    )
     assert process.returncode == 1, output(process)
     seed = re.search(r"^compat survey: seed (\d+) \(the same examples again: (.*)\)$", process.stdout, re.M)
     assert seed, output(process)
-    assert seed.group(2).startswith(f"python -m compat survey --seed {seed.group(1)} --backends numpy -k "), seed.group(2)
+    assert seed.group(2).startswith(f"python -m compat survey --seed {seed.group(1)} --backends numpy -k "), (
+        seed.group(2)
+    )
     # int8 with uint8, in both orders: the broken cell of the exhaustive pair table
-    assert f"compat survey: 2 new divergence(s) under seed {seed.group(1)} (again: " in process.stdout, output(process)
+    assert f"compat survey: 2 new divergence(s) under seed {seed.group(1)} (again: " in process.stdout, (
+        output(process)
+    )

@@ -23,7 +23,10 @@ import pytest
 from compat.devices import DeviceBuildError
 from compat.devices import tensorflow_apu as apu
 
-pytestmark = [pytest.mark.xdist_group("tensorflow-apu"), pytest.mark.slow]  # one worker: its fixtures are made once
+pytestmark = [
+    pytest.mark.xdist_group("tensorflow-apu"),
+    pytest.mark.slow,
+]  # one worker: its fixtures are made once
 
 if importlib.util.find_spec("tensorflow") is None:
     pytest.skip("TensorFlow is not installed", allow_module_level=True)
@@ -160,7 +163,9 @@ def test_unknown_fault_is_rejected(library):
     with pytest.raises(ValueError, match="copy_truncate"):
         apu.set_fault("nope")
     found = _child("_worker_unknown_fault", library, {"COMPAT_APU_FAULT": "nope"})
-    assert found["load"] == "ValueError: unknown APU fault 'nope' in COMPAT_APU_FAULT; known faults: " + ", ".join(
+    assert found[
+        "load"
+    ] == "ValueError: unknown APU fault 'nope' in COMPAT_APU_FAULT; known faults: " + ", ".join(
         [*apu.FAULTS, *apu.FATAL_FAULTS]
     )
     assert found["tensorflow_imported"] is False  # rejected before TensorFlow loads anything
@@ -321,26 +326,45 @@ def _sweep(tf) -> list[str]:
         check("incompatible shapes", op, x=x, y=y, incompatible_shape_error=False)
     for dtype, n, op in itertools.product(FLOATS, [*range(1, 20), 70, 1000], ["Maximum", "Minimum"]):
         check(f"ties {np.dtype(dtype).name} {n}", op, x=_ties(rng, dtype, (n,)), y=_ties(rng, dtype, (n,)))
-        check(f"ties {np.dtype(dtype).name} {n} scalar", op, x=_ties(rng, dtype, (n,)), y=_ties(rng, dtype, ()))
+        check(
+            f"ties {np.dtype(dtype).name} {n} scalar", op, x=_ties(rng, dtype, (n,)), y=_ties(rng, dtype, ())
+        )
     for dtype, n in itertools.product(FLOATS, [*range(1, 20), 70, 1000]):
         check(f"ties {np.dtype(dtype).name} {n}", "Relu", features=_ties(rng, dtype, (n,)))
     for op, dtype, shape in itertools.product(
-        ["Neg", "Abs", "Square", "Relu", "LogicalNot", "Reciprocal"], TYPES, [(), (3,), (8,), (17,), (0,), (2, 0, 3), (5, 13)]
+        ["Neg", "Abs", "Square", "Relu", "LogicalNot", "Reciprocal"],
+        TYPES,
+        [(), (3,), (8,), (17,), (0,), (2, 0, 3), (5, 13)],
     ):
         x = tf.constant(_values(rng, dtype, shape))
         check(f"{np.dtype(dtype).name} {shape}", op, **({"features": x} if op == "Relu" else {"x": x}))
     for src, dst in itertools.product(TYPES, TYPES):
         check(f"{np.dtype(src).name}->{np.dtype(dst).name}", "Cast", x=_values(rng, src, (33,)), DstT=dst)
-    check("float64->float32 truncate", "Cast", x=_values(rng, np.float64, (33,)), DstT=np.float32, Truncate=True)
+    check(
+        "float64->float32 truncate", "Cast", x=_values(rng, np.float64, (33,)), DstT=np.float32, Truncate=True
+    )
     for dtype, (m, k, n), ta, tb in itertools.product(
-        TYPES, [(2, 3, 4), (1, 5, 1), (3, 0, 2), (0, 2, 2), (6, 17, 5), (16, 40, 24)], [False, True], [False, True]
+        TYPES,
+        [(2, 3, 4), (1, 5, 1), (3, 0, 2), (0, 2, 2), (6, 17, 5), (16, 40, 24)],
+        [False, True],
+        [False, True],
     ):
         a = _matmul_values(rng, dtype, (k, m) if ta else (m, k))
         b = _matmul_values(rng, dtype, (n, k) if tb else (k, n))
-        check(f"{np.dtype(dtype).name} {m, k, n} {ta, tb}", "MatMul", True, a=a, b=b, transpose_a=ta, transpose_b=tb)
+        check(
+            f"{np.dtype(dtype).name} {m, k, n} {ta, tb}",
+            "MatMul",
+            True,
+            a=a,
+            b=b,
+            transpose_a=ta,
+            transpose_b=tb,
+        )
     for dtype, (xs, ys), ax, ay in itertools.product(
-        TYPES, [((2, 3, 4), (2, 4, 5)), ((3, 4), (2, 4, 5)), ((2, 1, 3, 4), (5, 4, 2)), ((0, 3, 4), (4, 2))],
-        [False, True], [False, True],
+        TYPES,
+        [((2, 3, 4), (2, 4, 5)), ((3, 4), (2, 4, 5)), ((2, 1, 3, 4), (5, 4, 2)), ((0, 3, 4), (4, 2))],
+        [False, True],
+        [False, True],
     ):
         xs, ys = list(xs), list(ys)
         if ax:
@@ -348,25 +372,44 @@ def _sweep(tf) -> list[str]:
         if ay:
             ys[-2:] = ys[:-3:-1]
         x, y = _matmul_values(rng, dtype, xs), _matmul_values(rng, dtype, ys)
-        check(f"{np.dtype(dtype).name} {xs} {ys} {ax, ay}", "BatchMatMulV2", True, x=x, y=y, adj_x=ax, adj_y=ay)
+        check(
+            f"{np.dtype(dtype).name} {xs} {ys} {ax, ay}", "BatchMatMulV2", True, x=x, y=y, adj_x=ax, adj_y=ay
+        )
     reductions = [((), []), ((5,), [0]), ((5,), []), ((100,), [0]), ((3, 70), [1]), ((70, 3), [0]), ((40, 20), [0]),
                   ((3, 20, 11), [1]), ((3, 20, 5), [0, 2]), ((2, 3, 4, 5), [0, 2]), ((2, 3, 4, 5), [1, -1]),
                   ((0, 3), [0]), ((3, 0), [1]), ((1, 1, 5), [0, 1]), ((2, 1, 3), [1]), ((9000,), [0]),
                   ((3, 9000), [1]), ((17, 5), [0]), ((2, 9, 33), [1]), ((2, 3), [0, 0])]  # fmt: skip
-    for op, dtype, (shape, axes), keep in itertools.product(["Sum", "Max", "Mean"], TYPES, reductions, [False, True]):
+    for op, dtype, (shape, axes), keep in itertools.product(
+        ["Sum", "Max", "Mean"], TYPES, reductions, [False, True]
+    ):
         x = _values(rng, dtype, shape) if rng.random() < 0.5 else _matmul_values(rng, dtype, shape)
         for index in [np.int32, np.int64]:
-            check(f"{np.dtype(dtype).name} {shape} {axes} {keep}", op, input=x, axis=np.array(axes, index), keep_dims=keep)
+            check(
+                f"{np.dtype(dtype).name} {shape} {axes} {keep}",
+                op,
+                input=x,
+                axis=np.array(axes, index),
+                keep_dims=keep,
+            )
     for dtype, shape, axes in itertools.product(FLOATS, [(23,), (40, 9), (9, 40), (3, 20, 11)], [[0], [-1]]):
         check(f"ties {np.dtype(dtype).name} {shape} {axes}", "Max", input=_ties(rng, dtype, shape), axis=axes)
     for dtype, count in itertools.product(TYPES, [1, 2, 8, 9, 17, 25]):
-        check(f"{np.dtype(dtype).name} x{count}", "AddN", inputs=[_values(rng, dtype, (21,)) for _ in range(count)])
+        check(
+            f"{np.dtype(dtype).name} x{count}",
+            "AddN",
+            inputs=[_values(rng, dtype, (21,)) for _ in range(count)],
+        )
     # from (5,) -> (0,) on, CPU fails: incompatible (an empty output too), larger than the output, rank, negative
     broadcasts = [((), ()), ((), (3,)), ((), (0,)), ((17,), (17,)), ((3,), (2, 3)), ((3, 1), (3, 4)), ((1,), (0,)),
                   ((2, 1, 4), (3, 2, 5, 4)), ((0, 3), (2, 0, 3)), ((2, 1, 3, 1), (2, 4, 3, 40)), ((5,), (0,)),
                   ((3,), (4,)), ((3,), (1,)), ((3, 0), (1, 0)), ((2, 3), (3,)), ((3,), (-1, 3))]  # fmt: skip
     for dtype, (shape, to), index in itertools.product(TYPES, broadcasts, [np.int32, np.int64]):
-        check(f"{np.dtype(dtype).name} {shape} -> {to}", "BroadcastTo", input=_values(rng, dtype, shape), shape=np.array(to, index))
+        check(
+            f"{np.dtype(dtype).name} {shape} -> {to}",
+            "BroadcastTo",
+            input=_values(rng, dtype, shape),
+            shape=np.array(to, index),
+        )
     return mismatches
 
 
@@ -401,6 +444,7 @@ def _jacobians(tf) -> dict:
 
     def through_tape(method: str):
         """jacobian(f, x) or batch_jacobian(f, x): a call that runs the tape's method of that name."""
+
         def build(f, x):
             def run():
                 with tf.GradientTape() as tape:
@@ -515,17 +559,32 @@ def _faults(tf) -> dict:
                 seed,
                 op,
                 normal((4, 5), 5),
-                [(op, normal((4, 5), (4, 5)))] + [(other, normal((4, 5), 5)) for other in ops if other is not op],
+                [(op, normal((4, 5), (4, 5)))]
+                + [(other, normal((4, 5), 5)) for other in ops if other is not op],
             )
             for seed, op in enumerate(ops)
         },
         "copy_truncate": {"square": (0, tf.square, normal(10), [(square_but_last, normal(10))])},
         "matmul_transpose": {
-            "transpose_b": (0, matmul_b_transposed, small((3, 4), (5, 4)), [(batch_matmul_y_adjoint, small((3, 4), (5, 4)))])
+            "transpose_b": (
+                0,
+                matmul_b_transposed,
+                small((3, 4), (5, 4)),
+                [(batch_matmul_y_adjoint, small((3, 4), (5, 4)))],
+            )
         },
         # a graph runs Relu on an executor thread; eager Relu, on this thread, is the control
-        "graph_relu": {"-0.0": (0, tf.function(tf.nn.relu, autograph=False), negative_zeros, [(tf.nn.relu, negative_zeros)])},
-        "mul_rounds_toward_zero": {"float32": (0, tf.multiply, normal(50, 50), [(tf.multiply, normal(50, 50, dtype=np.float64))])},
+        "graph_relu": {
+            "-0.0": (
+                0,
+                tf.function(tf.nn.relu, autograph=False),
+                negative_zeros,
+                [(tf.nn.relu, negative_zeros)],
+            )
+        },
+        "mul_rounds_toward_zero": {
+            "float32": (0, tf.multiply, normal(50, 50), [(tf.multiply, normal(50, 50, dtype=np.float64))])
+        },
     }
 
     def differs(f, make_inputs) -> bool:

@@ -49,6 +49,7 @@ def test_config_is_recorded_with_the_reproducer_setup():
 
 # -- the seeds' gradient usage: GradientTape through tnp code ----------------
 
+
 def _model():
     """A two-layer tnp model of (16, 32) -> (16, 2), its weights as variables."""
     import tensorflow as tf
@@ -57,7 +58,11 @@ def _model():
     rng = np.random.default_rng(0)
     w1 = tf.Variable(rng.normal(size=(32, 8)).astype(np.float32))
     w2 = tf.Variable(rng.normal(size=(8, 2)).astype(np.float32))
-    return (lambda x: tnp.matmul(tnp.tanh(tnp.matmul(x, w1)), w2)), [w1, w2], rng.normal(size=(16, 32)).astype(np.float32)
+    return (
+        (lambda x: tnp.matmul(tnp.tanh(tnp.matmul(x, w1)), w2)),
+        [w1, w2],
+        rng.normal(size=(16, 32)).astype(np.float32),
+    )
 
 
 def test_gradient_tape_through_tnp_gives_gradients_shaped_like_the_parameters(tnp_default):
@@ -108,4 +113,6 @@ def test_per_example_gradients_by_vectorized_map_equal_a_python_loop(tnp_default
         looped = [gradient_of(tf.constant(x[i])) for i in range(len(x))]
     for k, param in enumerate(params):
         assert tuple(batched[k].shape) == (16,) + tuple(param.shape)
-        np.testing.assert_allclose(batched[k].numpy(), np.stack([g[k].numpy() for g in looped]), rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(
+            batched[k].numpy(), np.stack([g[k].numpy() for g in looped]), rtol=1e-5, atol=1e-6
+        )

@@ -20,9 +20,12 @@ from tests.helpers import REPO, Jobs, output, run
 
 pytest.importorskip("torch")
 
-from compat.devices import DeviceBuildError, torch_apu  # noqa: E402
+from compat.devices import DeviceBuildError, torch_apu
 
-pytestmark = [pytest.mark.xdist_group("torch-apu"), pytest.mark.slow]  # one worker: its fixtures are made once
+pytestmark = [
+    pytest.mark.xdist_group("torch-apu"),
+    pytest.mark.slow,
+]  # one worker: its fixtures are made once
 
 # Every child starts with this: the device loaded, and helpers.
 PRELUDE = """
@@ -271,35 +274,52 @@ def mismatches():
 
 # Which probes each fault must spoil (and no others), and an exact check of what it does.
 FAULT_CASES = {
-    "copy_truncate": ({"copy_to_host"}, """
+    "copy_truncate": (
+        {"copy_to_host"},
+        """
 host = torch.full((5,), 7.0)
 host.copy_(torch.arange(5.0).to("apu"))
 assert host.tolist() == [0.0, 1.0, 2.0, 3.0, 7.0], host  # the last element was never copied
-"""),
-    "wrong_device": ({"add_f64", "add_f32", "add_bcast_f32", "add_i64"}, """
+""",
+    ),
+    "wrong_device": (
+        {"add_f64", "add_f32", "add_bcast_f32", "add_i64"},
+        """
 a = torch.ones(3, device="apu")
 assert (a + a).device.type == "cpu" and (a * a).device == APU0  # seed 0 picks add
 torch_apu.set_fault("wrong_device", 1)
 assert (a * a).device.type == "cpu" and (a + a).device == APU0 and a.sum().device == APU0
 torch_apu.set_fault("wrong_device", 2)
 assert a.sum().device.type == "cpu" and (a * a).device == APU0
-"""),
-    "float64_as_float32": ({"add_f64", "div_f64", "sum_dim_f64", "sub_bcast_f64"}, """
+""",
+    ),
+    "float64_as_float32": (
+        {"add_f64", "div_f64", "sum_dim_f64", "sub_bcast_f64"},
+        """
 a, b = x64.to("apu"), y64.to("apu")
 for op in (torch.add, torch.sub, torch.mul, torch.div):
     assert bits(op(a, b)) == bits(op(x32, y32).double()) != bits(op(x64, y64)), op
 assert bits(torch.add(a.float(), b.float())) == bits(torch.add(x32, y32))  # float32 is untouched
-"""),
-    "sum_float16_accumulate": ({"sum_f32", "sum_dim_f64"}, """
+""",
+    ),
+    "sum_float16_accumulate": (
+        {"sum_f32", "sum_dim_f64"},
+        """
 assert torch.ones(4096, device="apu").sum().item() == 2048.0  # 2048 + 1 rounds to 2048 in float16
 assert torch.ones(3, 4096, device="apu", dtype=torch.float64).sum(1).cpu().tolist() == [2048.0] * 3
 assert torch.ones(4096, device="apu", dtype=torch.int32).sum().item() == 4096
-"""),
-    "relu_negative_zero": ({"relu_f32", "maximum_f32"}, """
+""",
+    ),
+    "relu_negative_zero": (
+        {"relu_f32", "maximum_f32"},
+        """
 assert torch.relu(torch.tensor(-0.0)).signbit() and not torch.relu(torch.tensor(-0.0, device="apu")).signbit().item()
 assert torch.relu(torch.tensor([-0.0, -1.0, 2.0], device="apu")).cpu().tolist() == [0.0, 0.0, 2.0]
-"""),
-    "broadcast_stride": ({"add_bcast_f32", "mul_bcast_i64", "sub_bcast_f64"}, """
+""",
+    ),
+    "broadcast_stride": (
+        {"add_bcast_f32", "mul_bcast_i64", "sub_bcast_f64"},
+        """
 got = (m32.to("apu") + r32.to("apu")).cpu()
 assert torch.equal(got, (m32[:1] + r32).expand(64, 64))  # m32 read with stride 0 along dim 0
 p, q = torch.randn(2, 1, 3, generator=g).to("apu"), torch.randn(1, 4, 3, generator=g).to("apu")
@@ -308,15 +328,19 @@ for seed in (0, 1, 0):
     torch_apu.set_fault("broadcast_stride", seed)
     results.setdefault(seed, []).append(bits(p * q))
 assert results[0][0] == results[0][1] != results[1][0]  # the seed picks the dimension, deterministically
-"""),
-    "mul_rounds_toward_zero": ({"mul_f32"}, """
+""",
+    ),
+    "mul_rounds_toward_zero": (
+        {"mul_f32"},
+        """
 got, want = (x32.to("apu") * y32.to("apu")).cpu(), x32 * y32
 exact = x32.double() * y32.double()  # float32 products are exact in float64
 off = got != want
 assert off.any() and torch.equal(got[off], torch.nextafter(want[off], torch.zeros_like(want[off])))
 assert torch.all(want[off].double().abs() > exact[off].abs())  # one step back only where CPU rounded away from zero
 assert bits(x64.to("apu") * y64.to("apu")) == bits(x64 * y64)  # float64 is untouched
-"""),
+""",
+    ),
 }
 
 # Runs every fault in turn: probes before, with the fault, its exact check, and after.
@@ -411,22 +435,45 @@ def jobs(library, tmp_path_factory):
     entry_points = tmp / "paths" / "apu_probe-0.dist-info"
     entry_points.mkdir(parents=True)
     (entry_points / "METADATA").write_text("Metadata-Version: 2.1\nName: apu-probe\nVersion: 0\n")
-    (entry_points / "entry_points.txt").write_text("[torch.backends]\napu = compat.devices.torch_apu:autoload\n")
-    autoload_env = {"PYTHONPATH": f"{REPO}{os.pathsep}{entry_points.parent}",
-                    "TORCH_DEVICE_BACKEND_AUTOLOAD": "1"}
-    faults_script = FAULTS_SCRIPT.format(cases={name: (sorted(spoiled), textwrap.dedent(exact))
-                                                for name, (spoiled, exact) in FAULT_CASES.items()})
-    sections = {"basics": BASICS, "mixed": MIXED, "dtypes": DTYPES, "counters": COUNTERS, "faults": PROBES + faults_script}
+    (entry_points / "entry_points.txt").write_text(
+        "[torch.backends]\napu = compat.devices.torch_apu:autoload\n"
+    )
+    autoload_env = {
+        "PYTHONPATH": f"{REPO}{os.pathsep}{entry_points.parent}",
+        "TORCH_DEVICE_BACKEND_AUTOLOAD": "1",
+    }
+    faults_script = FAULTS_SCRIPT.format(
+        cases={
+            name: (sorted(spoiled), textwrap.dedent(exact)) for name, (spoiled, exact) in FAULT_CASES.items()
+        }
+    )
+    sections = {
+        "basics": BASICS,
+        "mixed": MIXED,
+        "dtypes": DTYPES,
+        "counters": COUNTERS,
+        "faults": PROBES + faults_script,
+    }
     table = {
-        "sections": lambda: child(SECTIONS.format(sections={k: textwrap.dedent(v) for k, v in sections.items()}),
-                                  tmp / "sections"),
+        "sections": lambda: child(
+            SECTIONS.format(sections={k: textwrap.dedent(v) for k, v in sections.items()}), tmp / "sections"
+        ),
         "two-devices": lambda: child(TWO_DEVICES, tmp / "two", COMPAT_APU_DEVICES="2"),
-        "env-fault": lambda: child(ENV_FAULT, tmp / "env-fault", COMPAT_APU_FAULT="wrong_device", COMPAT_APU_SEED="1"),
+        "env-fault": lambda: child(
+            ENV_FAULT, tmp / "env-fault", COMPAT_APU_FAULT="wrong_device", COMPAT_APU_SEED="1"
+        ),
         "bad-env": lambda: child(BAD_ENV, tmp / "bad-env", prelude=False),
-        "build-cached": lambda: child(BUILD_CACHED.format(library=str(library)), tmp / "cached", prelude=False),
+        "build-cached": lambda: child(
+            BUILD_CACHED.format(library=str(library)), tmp / "cached", prelude=False
+        ),
         "autoload": lambda: child(AUTOLOAD, tmp / "autoload", prelude=False, **autoload_env),
-        "autoload-unbuilt": lambda: child(AUTOLOAD, tmp / "unbuilt", prelude=False, **autoload_env,
-                                          COMPAT_CACHE_DIR=str(tmp / "empty-cache")),
+        "autoload-unbuilt": lambda: child(
+            AUTOLOAD,
+            tmp / "unbuilt",
+            prelude=False,
+            **autoload_env,
+            COMPAT_CACHE_DIR=str(tmp / "empty-cache"),
+        ),
     }
     started = Jobs(table)
     yield started
@@ -447,7 +494,9 @@ def sections(jobs) -> dict[str, dict]:
     """The sections of the shared child, which ran to the end: name -> its stdout and its
     error (the traceback of the assertion that stopped it, or None)."""
     assert ran_to_the_end(jobs["sections"]), output(jobs["sections"])
-    found = [json.loads(line) for line in jobs["sections"].stdout.splitlines() if line.startswith('{"section": ')]
+    found = [
+        json.loads(line) for line in jobs["sections"].stdout.splitlines() if line.startswith('{"section": ')
+    ]
     return {entry["section"]: entry for entry in found}
 
 

@@ -10,8 +10,17 @@ import importlib.metadata
 from compat.adapters.base import Adapter, AdapterError, BackendMissing, Unsupported, unsupported
 from compat.core.source import backend_array
 
-__all__ = ["Adapter", "AdapterError", "BackendMissing", "Unsupported", "backend_array", "load_adapter", "registered",
-           "resolve", "unsupported"]
+__all__ = [
+    "Adapter",
+    "AdapterError",
+    "BackendMissing",
+    "Unsupported",
+    "backend_array",
+    "load_adapter",
+    "registered",
+    "resolve",
+    "unsupported",
+]
 
 BUILTIN = {
     "numpy": "compat.adapters.numpy:NumpyAdapter",

@@ -86,10 +86,14 @@ class Adapter:
     OPS: ClassVar[dict[str, str | Unsupported]] = {}
     CONFIGS: ClassVar[dict[str, dict[str, Any]]] = {"": {}}  # label -> config
     DEFAULT_CONFIGS: ClassVar[tuple[str, ...]] = ("",)  # the configs a bare backend name selects
-    MODES: ClassVar[dict[str, str]] = {"eager": "op by op, as written"}  # execution mode -> how it runs a call
+    MODES: ClassVar[dict[str, str]] = {
+        "eager": "op by op, as written"
+    }  # execution mode -> how it runs a call
     MODE_LIMITS: ClassVar[dict[str, dict[str, str]]] = {}  # mode -> {operation: why the mode cannot run it}
     DEFAULT_MODES: ClassVar[tuple[str, ...]] = ()  # the modes besides eager that a run checks by default
-    POLICIES: ClassVar[dict[str, str]] = {}  # mixed-precision policy -> what it promises (the numerics survey)
+    POLICIES: ClassVar[
+        dict[str, str]
+    ] = {}  # mixed-precision policy -> what it promises (the numerics survey)
     reference_device: ClassVar[str] = "cpu:0"  # what other devices are compared with
     plugin: ClassVar[Any] = None  # compat.devices.PluginDevices: compat's reference plug-ins for this backend
 
@@ -145,9 +149,11 @@ class Adapter:
                 try:
                     target = self.resolve(target)
                 except AdapterError as error:
-                    raise AdapterError(f"adapter {self.id} maps operation {op!r} to {self.target(op)}, which does not "
-                                       f"exist ({error}): map it to {self.name}'s spelling in OPS or declare it "
-                                       f"unsupported(reason)") from None
+                    raise AdapterError(
+                        f"adapter {self.id} maps operation {op!r} to {self.target(op)}, which does not "
+                        f"exist ({error}): map it to {self.name}'s spelling in OPS or declare it "
+                        f"unsupported(reason)"
+                    ) from None
             self._functions[op] = target
         return self._functions[op]
 
@@ -181,12 +187,17 @@ class Adapter:
     def operations_key(self) -> str:
         """A digest of compat's table, this adapter's mappings and the installed modules they
         resolve against (compat's own by their source; a framework by its version and install)."""
+
         def named(target) -> str:
             if isinstance(target, Unsupported):
                 return f"unsupported: {target.reason}"
             return target if isinstance(target, str) else f"{target.__module__}.{target.__qualname__}"
-        parts = [f"{type(self).__module__}:{type(self).__qualname__}", *(f"{op} -> {named(self.target(op))}" for op in ops.OPS),
-                 *(f"{alias} = {installed(module)}" for alias, module in sorted(self.imports.items()))]
+
+        parts = [
+            f"{type(self).__module__}:{type(self).__qualname__}",
+            *(f"{op} -> {named(self.target(op))}" for op in ops.OPS),
+            *(f"{alias} = {installed(module)}" for alias, module in sorted(self.imports.items())),
+        ]
         return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:32]
 
     def op_source(self, op: str) -> OpSource:
@@ -211,9 +222,16 @@ class Adapter:
         rename = {}
         for defined in (function, *others):
             module = vars(importlib.import_module(defined.__module__))
-            rename.update({name: prefix + name for name, value in module.items()
-                           if is_compat_function(value) and value.__module__ == defined.__module__})
-        return OpSource(prefix + inspect.unwrap(function).__name__, function_source(function, *others, rename=rename))
+            rename.update(
+                {
+                    name: prefix + name
+                    for name, value in module.items()
+                    if is_compat_function(value) and value.__module__ == defined.__module__
+                }
+            )
+        return OpSource(
+            prefix + inspect.unwrap(function).__name__, function_source(function, *others, rename=rename)
+        )
 
     def preparation(self, op: str, args: tuple, kwargs: dict) -> types.FunctionType | None:
         """A function compat wrote that ``call`` passes the positional arguments of ``op``
@@ -224,12 +242,16 @@ class Adapter:
 
     def import_lines(self) -> list[str]:
         """The reproducer's imports of the backend (compat's own modules are pasted, not imported)."""
-        return [f"import {module}" if alias == module else f"import {module} as {alias}"
-                for alias, module in self.imports.items() if not module.startswith("compat.")]
+        return [
+            f"import {module}" if alias == module else f"import {module} as {alias}"
+            for alias, module in self.imports.items()
+            if not module.startswith("compat.")
+        ]
 
     # -- calling -------------------------------------------------------------------
-    def call(self, op: str, args: tuple, kwargs: dict | None = None, device: str | None = None,
-             mode: str = "eager") -> Outcome:
+    def call(
+        self, op: str, args: tuple, kwargs: dict | None = None, device: str | None = None, mode: str = "eager"
+    ) -> Outcome:
         """Run ``op(*args, **kwargs)`` (NumPy arrays and Python values) on ``device``, in
         an execution ``mode`` (one of MODES); an exception the backend raises, while it
         traces, compiles or runs, is an outcome like any other."""
@@ -301,8 +323,12 @@ class Adapter:
         if isinstance(value, np.ndarray):
             return self.from_numpy(np.asarray(value), device)
         if isinstance(value, tuple):
-            return tuple(v if isinstance(v, np.ndarray) and not isinstance(v, BackendArray) else self.convert(v, device)
-                         for v in value)
+            return tuple(
+                v
+                if isinstance(v, np.ndarray) and not isinstance(v, BackendArray)
+                else self.convert(v, device)
+                for v in value
+            )
         return value
 
     def outcome(self, result) -> Outcome:
@@ -313,24 +339,35 @@ class Adapter:
         if self.is_shape(result):
             return Outcome(shape=tuple(int(v) for v in result))
         values = self.to_numpy(result)
-        return Outcome(values=values, dtype=dtypes.name_of(values.dtype), shape=tuple(values.shape),
-                       device=self.device_of(result))
+        return Outcome(
+            values=values,
+            dtype=dtypes.name_of(values.dtype),
+            shape=tuple(values.shape),
+            device=self.device_of(result),
+        )
 
     def classify(self, error: BaseException) -> str:
         """A coarse, framework-neutral category for an exception."""
         message = str(error).lower()
         if isinstance(error, UnsupportedOperation):
             return "unsupported"
-        if isinstance(error, IndexError) or (("bounds" in message or "out of range" in message) and "ind" in message):
+        if isinstance(error, IndexError) or (
+            ("bounds" in message or "out of range" in message) and "ind" in message
+        ):
             return "index"
-        if isinstance(error, (ZeroDivisionError, FloatingPointError)) or "division by zero" in message or "zerodivision" in message:
+        if (
+            isinstance(error, (ZeroDivisionError, FloatingPointError))
+            or "division by zero" in message
+            or "zerodivision" in message
+        ):
             return "arithmetic"
         if isinstance(error, OverflowError) or "out of bounds for" in message or "overflow" in message:
             return "overflow"
         if any(word in message for word in ("broadcast", "shape", "size of tensor", "dimension", "axis")):
             return "shape"
         if isinstance(error, (TypeError, NotImplementedError)) or any(
-            phrase in message for phrase in ("not implemented for", "not in the list of allowed values", "dtype", "promot")
+            phrase in message
+            for phrase in ("not implemented for", "not in the list of allowed values", "dtype", "promot")
         ):
             return "dtype"
         if isinstance(error, ValueError):
@@ -370,7 +407,9 @@ def installed(module: str) -> str:
     top = module.split(".")[0]
     if top == "compat":
         spec = importlib.util.find_spec(module)
-        return hashlib.sha256(Path(spec.origin).read_bytes()).hexdigest() if spec and spec.origin else "missing"
+        return (
+            hashlib.sha256(Path(spec.origin).read_bytes()).hexdigest() if spec and spec.origin else "missing"
+        )
     spec = importlib.util.find_spec(top)
     if spec is None or spec.origin is None:
         return "missing"
@@ -384,7 +423,9 @@ def distributions() -> dict[str, list[str]]:
     return importlib.metadata.packages_distributions()
 
 
-def traced_call(fn, op: str, original: tuple, converted: list, kwargs: dict) -> tuple[list, types.FunctionType]:
+def traced_call(
+    fn, op: str, original: tuple, converted: list, kwargs: dict
+) -> tuple[list, types.FunctionType]:
     """The operands a compiled call takes as its arguments, and the call of ``fn`` as a
     function of them. Operands are the backend arrays (converted from NumPy, at any depth
     of a tuple) and the Python numbers passed as operands of the operation (its positional
@@ -401,16 +442,21 @@ def traced_call(fn, op: str, original: tuple, converted: list, kwargs: dict) -> 
 
     def spell(before, after, is_operand: bool) -> str:
         if (isinstance(before, np.ndarray) and not isinstance(after, np.ndarray)) or (
-                is_operand and isinstance(before, (bool, int, float, complex))):
+            is_operand and isinstance(before, (bool, int, float, complex))
+        ):
             operands.append(after)
             return f"v{len(operands) - 1}"
         if isinstance(before, tuple) and isinstance(after, tuple) and len(before) == len(after):
-            return "(" + "".join(spell(b, a, False) + ", " for b, a in zip(before, after)) + ")"  # a shape's ints stay static
+            return (
+                "(" + "".join(spell(b, a, False) + ", " for b, a in zip(before, after)) + ")"
+            )  # a shape's ints stay static
         names[f"c{len(names)}"] = after
         return f"c{len(names) - 1}"
 
-    arguments = [spell(b, a, n < declared.arity and n != declared.index_arg)
-                 for n, (b, a) in enumerate(zip(original, converted))]
+    arguments = [
+        spell(b, a, n < declared.arity and n != declared.index_arg)
+        for n, (b, a) in enumerate(zip(original, converted))
+    ]
     for key, value in kwargs.items():
         names[f"c{len(names)}"] = value
         arguments.append(f"{key}=c{len(names) - 1}")
@@ -421,4 +467,6 @@ def traced_call(fn, op: str, original: tuple, converted: list, kwargs: dict) -> 
 
 def is_compat_function(value) -> bool:
     """A function compat wrote (decorated ones too: tf.function), whose source a reproducer pastes."""
-    return isinstance(inspect.unwrap(value), types.FunctionType) and getattr(value, "__module__", "").startswith("compat.")
+    return isinstance(inspect.unwrap(value), types.FunctionType) and getattr(
+        value, "__module__", ""
+    ).startswith("compat.")

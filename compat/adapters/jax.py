@@ -25,8 +25,18 @@ from compat.adapters.base import Adapter
 from compat.core import cache
 from compat.devices.plugins import JaxCpuDevices
 
-FUNCTIONS = ("astype", "set_at", "add_at", "put_along_axis", "copy_to", "compiled_add", "grad", "jacobian",
-             "per_example_grad", "hvp")
+FUNCTIONS = (
+    "astype",
+    "set_at",
+    "add_at",
+    "put_along_axis",
+    "copy_to",
+    "compiled_add",
+    "grad",
+    "jacobian",
+    "per_example_grad",
+    "hvp",
+)
 
 
 @functools.cache
@@ -53,8 +63,10 @@ class JaxAdapter(Adapter):
     DEFAULT_CONFIGS = ("x64", "x32")
     MODES = {"eager": "op by op (jax.disable_jit)", "jit": "jax.jit of the whole call, operands traced"}
     DEFAULT_MODES = ("jit",)
-    POLICIES = {"default_matmul_precision(bfloat16)": "jax.default_matmul_precision: matmuls and convolutions "
-                                                      "with bfloat16 operands (one pass) where the hardware has them"}
+    POLICIES = {
+        "default_matmul_precision(bfloat16)": "jax.default_matmul_precision: matmuls and convolutions "
+        "with bfloat16 operands (one pass) where the hardware has them"
+    }
     plugin = JaxCpuDevices()  # a second virtual CPU device
 
     def __init__(self, label=""):

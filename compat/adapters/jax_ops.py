@@ -33,6 +33,7 @@ def compiled_add(x, y):
 
 # autodiff: the transforms the gradient spec checks
 
+
 def grad(f, *xs):
     return jax.grad(f, argnums=tuple(range(len(xs))))(*xs)
 

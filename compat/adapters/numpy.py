@@ -18,8 +18,24 @@ class NumpyAdapter(Adapter):
     imports = {"np": "numpy", "ops": "compat.adapters.numpy_ops"}
     OPS = {
         # several statements, or bfloat16 by float16's rule (compat.adapters.numpy_ops)
-        **{op: f"ops.{op}" for op in ("set_at", "add_at", "setitem", "put_along_axis", "copy_to", "relu", "matmul",
-                                       "clip", "sum", "prod", "mean", "norm", "astype")},
+        **{
+            op: f"ops.{op}"
+            for op in (
+                "set_at",
+                "add_at",
+                "setitem",
+                "put_along_axis",
+                "copy_to",
+                "relu",
+                "matmul",
+                "clip",
+                "sum",
+                "prod",
+                "mean",
+                "norm",
+                "astype",
+            )
+        },
         "compiled_add": "np.add",  # nothing to compile: the plain call
         **dict.fromkeys(("grad", "jacobian", "per_example_grad", "hvp"), NO_AUTODIFF),
     }

@@ -43,6 +43,7 @@ def derivative(g, x, errors=None):
             y = x.copy()
             y[i] += t
             return np.asarray(g(y), dtype=np.longdouble)
+
         ahead, behind = at(h), at(-h)
         d1 = (ahead - behind) / (2 * h)
         d2 = (at(2 * h) - at(-2 * h)) / (4 * h)
@@ -51,7 +52,10 @@ def derivative(g, x, errors=None):
         spread.append(np.abs(d1 - d2) + 8 * eps * (np.abs(ahead) + np.abs(behind)) / h)
 
     def stacked(parts):
-        return np.stack(parts, axis=-1).reshape(out_shape + x.shape) if parts else np.zeros(out_shape + x.shape)
+        return (
+            np.stack(parts, axis=-1).reshape(out_shape + x.shape) if parts else np.zeros(out_shape + x.shape)
+        )
+
     if errors is not None:
         errors.append(stacked(spread).astype(np.float64))
     return stacked(columns)
@@ -59,8 +63,10 @@ def derivative(g, x, errors=None):
 
 def grad(f, *xs, errors=None):
     """Gradient of scalar f with respect to each input."""
+
     def wrt(k):
-        return lambda y: f(*xs[:k], y, *xs[k + 1:])
+        return lambda y: f(*xs[:k], y, *xs[k + 1 :])
+
     return tuple(derivative(wrt(k), x, errors).astype(x.dtype) for k, x in enumerate(xs))
 
 
@@ -84,6 +90,7 @@ def hvp(f, x, v, errors=None):
 
     def gradient_along(t):
         return derivative(f, x_ + t * v_, inner)
+
     outer = []
     hv = derivative(gradient_along, np.zeros(()), outer)
     if errors is not None:  # the inner gradients' error, magnified by the outer step
@@ -95,7 +102,13 @@ class FiniteDifferences(NumpyAdapter):
     """Gradients of NumPy programs by finite differences (the ``numpy-fd`` reference)."""
 
     name = "numpy-fd"
-    OPS = {**NumpyAdapter.OPS, "grad": grad, "jacobian": jacobian, "per_example_grad": per_example_grad, "hvp": hvp}
+    OPS = {
+        **NumpyAdapter.OPS,
+        "grad": grad,
+        "jacobian": jacobian,
+        "per_example_grad": per_example_grad,
+        "hvp": hvp,
+    }
 
     @staticmethod
     def rounding_error(transform: str, largest: float, operations: int) -> float:

@@ -60,6 +60,7 @@ def relu(x):
 
 # -- bfloat16 by float16's rule ------------------------------------------------------
 
+
 def is_bfloat16(dtype):
     return dtype is not None and np.dtype(dtype).name == "bfloat16"
 
@@ -86,8 +87,14 @@ def weak_scalars(*operands):
     dtype = common_dtype(operands)
     if not is_bfloat16(dtype):
         return operands
-    return tuple(np.asarray(a, np.complex64) if type(a) is complex
-                 else np.asarray(float(a), dtype) if type(a) in (bool, int, float) else a for a in operands)
+    return tuple(
+        np.asarray(a, np.complex64)
+        if type(a) is complex
+        else np.asarray(float(a), dtype)
+        if type(a) in (bool, int, float)
+        else a
+        for a in operands
+    )
 
 
 def stored(y, values):

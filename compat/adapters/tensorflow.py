@@ -22,8 +22,12 @@ class TensorflowAdapter(Adapter):
     name = "tensorflow"
     requires = "tensorflow"
     namespace = "tnp"
-    imports = {"np": "numpy", "tf": "tensorflow", "tnp": "tensorflow.experimental.numpy",
-               "ops": "compat.adapters.tensorflow_ops"}
+    imports = {
+        "np": "numpy",
+        "tf": "tensorflow",
+        "tnp": "tensorflow.experimental.numpy",
+        "ops": "compat.adapters.tensorflow_ops",
+    }
     OPS = {
         "max": "tnp.amax",
         "min": "tnp.amin",
@@ -31,18 +35,27 @@ class TensorflowAdapter(Adapter):
         "relu": "tf.nn.relu",
         "astype": "tf.cast",  # tnp has astype only as an ndarray method
         # tnp implements a subset of NumPy's API (https://www.tensorflow.org/api_docs/python/tf/experimental/numpy)
-        "broadcast_shapes": unsupported("tf.experimental.numpy has no broadcast_shapes "
-                                        "(TensorFlow's spelling, for two shapes: tf.broadcast_static_shape)"),
-        "put_along_axis": unsupported("tf.experimental.numpy has no put_along_axis (its arrays are immutable; "
-                                      "TensorFlow's spelling: tf.tensor_scatter_nd_update)"),
+        "broadcast_shapes": unsupported(
+            "tf.experimental.numpy has no broadcast_shapes "
+            "(TensorFlow's spelling, for two shapes: tf.broadcast_static_shape)"
+        ),
+        "put_along_axis": unsupported(
+            "tf.experimental.numpy has no put_along_axis (its arrays are immutable; "
+            "TensorFlow's spelling: tf.tensor_scatter_nd_update)"
+        ),
         **{op: f"ops.{op}" for op in FUNCTIONS},
     }
     CONFIGS = {"": LEGACY, "prefer_float32": {**LEGACY, "prefer_float32": True}}
     DEFAULT_CONFIGS = ("",)
-    MODES = {"eager": "op by op", "function": "tf.function (a graph), operands as its arguments",
-             "xla": "tf.function(jit_compile=True): the graph compiled by XLA"}
+    MODES = {
+        "eager": "op by op",
+        "function": "tf.function (a graph), operands as its arguments",
+        "xla": "tf.function(jit_compile=True): the graph compiled by XLA",
+    }
     DEFAULT_MODES = ("function", "xla")
-    POLICIES = {"keras mixed_bfloat16": "Keras's global dtype policy: layers compute in bfloat16, keep float32 variables"}
+    POLICIES = {
+        "keras mixed_bfloat16": "Keras's global dtype policy: layers compute in bfloat16, keep float32 variables"
+    }
     reference_device = "CPU:0"
     plugin = TensorflowApu()  # compat's reference PluggableDevice, "APU" (compat/devices/tensorflow_apu.cc)
 
@@ -81,8 +94,10 @@ class TensorflowAdapter(Adapter):
         from tensorflow.python.framework import ops
         from tensorflow.python.ops.numpy_ops import np_dtypes
 
-        current = {"dtype_conversion_mode": ops.get_dtype_conversion_mode().name.lower(),
-                   "prefer_float32": np_dtypes.is_prefer_float32()}
+        current = {
+            "dtype_conversion_mode": ops.get_dtype_conversion_mode().name.lower(),
+            "prefer_float32": np_dtypes.is_prefer_float32(),
+        }
         if current != self.config:
             tnp.experimental_enable_numpy_behavior(**self.config)
         return contextlib.nullcontext()
@@ -116,17 +131,33 @@ class TensorflowAdapter(Adapter):
     def isolate(self, op, args, mode="eager"):
         # XLA's FloorDiv of complex operands aborts the process now and then, and its integer
         # FloorDiv and FloorMod can trap (SIGFPE) where an operand holds the dtype's minimum
-        if mode == "xla" and op in ("floor_divide", "remainder") and any(
-                isinstance(a, complex) or (isinstance(a, np.ndarray) and (a.dtype.kind == "c" or (
-                    a.dtype.kind == "i" and a.size and a.min() == np.iinfo(a.dtype).min))) for a in args):
+        if (
+            mode == "xla"
+            and op in ("floor_divide", "remainder")
+            and any(
+                isinstance(a, complex)
+                or (
+                    isinstance(a, np.ndarray)
+                    and (
+                        a.dtype.kind == "c"
+                        or (a.dtype.kind == "i" and a.size and a.min() == np.iinfo(a.dtype).min)
+                    )
+                )
+                for a in args
+            )
+        ):
             return True
         # Converting a Python int that does not fit the target dtype (beyond int64,
         # or negative into uint64) leaves a Python exception pending in TF's C++
         # tensor cache: the call then returns, raises SystemError, or aborts the
         # interpreter on "Check failed: !PyErr_Occurred()", at random.
         unsigned64 = any(isinstance(a, np.ndarray) and a.dtype == np.uint64 for a in args)
-        return any(isinstance(a, int) and not isinstance(a, bool)
-                   and not (-(2**63) <= a < 2**63 and (a >= 0 or not unsigned64)) for a in args)
+        return any(
+            isinstance(a, int)
+            and not isinstance(a, bool)
+            and not (-(2**63) <= a < 2**63 and (a >= 0 or not unsigned64))
+            for a in args
+        )
 
     def classify(self, error):
         message = str(error)
@@ -136,10 +167,15 @@ class TensorflowAdapter(Adapter):
             # (an OpError, of no Python category of its own: its message decides)
             lines = message.splitlines()
             last = max((i for i, line in enumerate(lines) if line.startswith("  File ")), default=0)
-            error = RuntimeError(message := "\n".join(lines[last + 1:]))
-        if ("Could not find device for node" in message or "registered kernels" in message.lower()
-                or "is not in the list of allowed values" in message):
-            return "dtype"  # no kernel for these dtypes (eager's message names the op's attributes, 'axis' too)
+            error = RuntimeError(message := "\n".join(lines[last + 1 :]))
+        if (
+            "Could not find device for node" in message
+            or "registered kernels" in message.lower()
+            or "is not in the list of allowed values" in message
+        ):
+            return (
+                "dtype"  # no kernel for these dtypes (eager's message names the op's attributes, 'axis' too)
+            )
         if "is not in [" in message or "does not index into" in message:
             return "index"  # gather's "indices[0] = 5 is not in [0, 3)", scatter's "indices[1] = [3] does not index into shape [3,2]"
         return super().classify(error)

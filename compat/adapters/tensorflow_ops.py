@@ -9,7 +9,7 @@ import tensorflow.experimental.numpy as tnp
 def scatter_operands(x, index, values):
     """tnp arrays are immutable; TensorFlow's functional updates take an index tuple as scatter indices."""
     indices = np.stack(np.broadcast_arrays(*index), axis=-1)
-    updates = tnp.broadcast_to(values, indices.shape[:-1] + tuple(x.shape[len(index):]))
+    updates = tnp.broadcast_to(values, indices.shape[:-1] + tuple(x.shape[len(index) :]))
     return indices, tf.cast(updates, x.dtype)
 
 
@@ -33,6 +33,7 @@ def compiled_add(x, y):
 
 # autodiff: the transforms the gradient spec checks
 
+
 def grad(f, *xs):
     with tf.GradientTape() as tape:
         tape.watch(xs)
@@ -53,6 +54,7 @@ def per_example_grad(f, params, batch):
             tape.watch(params)
             y = f(params, example)
         return tape.gradient(y, params)
+
     return tf.vectorized_map(one, batch)
 
 

@@ -11,8 +11,22 @@ from compat.adapters.base import Adapter, unsupported
 from compat.core import dtypes
 from compat.devices.plugins import TorchApu
 
-FUNCTIONS = ("prod", "cumsum", "take", "take_along_axis", "put_along_axis", "transpose", "astype", "set_at", "add_at",
-             "copy_to", "grad", "jacobian", "per_example_grad", "hvp")
+FUNCTIONS = (
+    "prod",
+    "cumsum",
+    "take",
+    "take_along_axis",
+    "put_along_axis",
+    "transpose",
+    "astype",
+    "set_at",
+    "add_at",
+    "copy_to",
+    "grad",
+    "jacobian",
+    "per_example_grad",
+    "hvp",
+)
 
 
 @functools.cache
@@ -56,6 +70,7 @@ def on_lazy_device(function):
                 torch._lazy.wait_device_ops()
             raise
         return to_cpu(result)
+
     return run
 
 
@@ -76,21 +91,30 @@ class TorchAdapter(Adapter):
         "min": "ops.amin",
         "norm": "torch.linalg.norm",
         "relu": "torch.relu",
-        "compiled_add": unsupported("not mapped: torch.compile runs as an execution mode (--modes torch:compile), "
-                                    "not yet on compat's apu device"),
+        "compiled_add": unsupported(
+            "not mapped: torch.compile runs as an execution mode (--modes torch:compile), "
+            "not yet on compat's apu device"
+        ),
         **{op: f"ops.{op}" for op in FUNCTIONS},
     }
     plugin = TorchApu()  # compat's reference PrivateUse1 device, "apu" (compat/devices/torch_apu.cpp)
-    MODES = {"eager": "op by op", "compile": "torch.compile(fullgraph=True, dynamic=True), shapes static, Python-number "
-                                             "operands symbolic; the aot_eager backend (traced, not code-generated)",
-             "inductor": "torch.compile as in compile, with inductor, which generates C++ (g++)",
-             "lazy": "lazy tensors (torch._lazy, TorchScript backend): recorded, then run at mark_step"}
+    MODES = {
+        "eager": "op by op",
+        "compile": "torch.compile(fullgraph=True, dynamic=True), shapes static, Python-number "
+        "operands symbolic; the aot_eager backend (traced, not code-generated)",
+        "inductor": "torch.compile as in compile, with inductor, which generates C++ (g++)",
+        "lazy": "lazy tensors (torch._lazy, TorchScript backend): recorded, then run at mark_step",
+    }
     DEFAULT_MODES = ("compile", "lazy")
-    POLICIES = {"autocast(cpu, bfloat16)": "torch.autocast on the CPU: matmul-like operations in bfloat16, the rest as listed "
-                                           "in torch's autocast op reference",
-                "autocast(cpu, float16)": "torch.autocast on the CPU with float16"}
+    POLICIES = {
+        "autocast(cpu, bfloat16)": "torch.autocast on the CPU: matmul-like operations in bfloat16, the rest as listed "
+        "in torch's autocast op reference",
+        "autocast(cpu, float16)": "torch.autocast on the CPU with float16",
+    }
     # declared, not run: each call would kill its process (a crash costs a new process every time)
-    MODE_LIMITS = {"lazy": {"hvp": "forward-mode AD (torch.func.jvp, make_dual) on lazy tensors segfaults, every time"}}
+    MODE_LIMITS = {
+        "lazy": {"hvp": "forward-mode AD (torch.func.jvp, make_dual) on lazy tensors segfaults, every time"}
+    }
 
     def context(self, mode="eager"):
         if mode != "lazy":
@@ -119,8 +143,9 @@ class TorchAdapter(Adapter):
         # torch.autograd.grad (the grad transform) into the graph, as torch.func's transforms are
         torch._dynamo.config.trace_autograd_ops = True
         skip_guard_latency_profile()
-        compiled = torch.compile(function, backend="aot_eager" if mode == "compile" else "inductor", fullgraph=True,
-                                 dynamic=True)
+        compiled = torch.compile(
+            function, backend="aot_eager" if mode == "compile" else "inductor", fullgraph=True, dynamic=True
+        )
 
         def run(*operands):
             # Every call compiles as in a new process: dynamo remembers, per code location, the
@@ -132,6 +157,7 @@ class TorchAdapter(Adapter):
                 if isinstance(operand, torch.Tensor):
                     torch._dynamo.mark_static(operand)
             return compiled(*operands)
+
         return run
 
     def from_numpy(self, array, device):
@@ -150,7 +176,9 @@ class TorchAdapter(Adapter):
     def to_numpy(self, value):
         import torch
 
-        value = torch.as_tensor(value).detach().cpu().resolve_conj().resolve_neg()  # lazy conj/neg views refuse .numpy()
+        value = (
+            torch.as_tensor(value).detach().cpu().resolve_conj().resolve_neg()
+        )  # lazy conj/neg views refuse .numpy()
         if value._is_zerotensor():  # forward-mode AD's symbolic zeros (hvp of a linear f) refuse .numpy()
             value = torch.zeros_like(value)
         if value.dtype == torch.bfloat16:  # bit for bit: through float32, NaN payloads would be lost
@@ -165,7 +193,10 @@ class TorchAdapter(Adapter):
     def classify(self, error):
         # torch.compile wraps what the traced call raised (a TypeError "when making fake
         # tensor call"): the cause says what kind, as eager's own error does
-        while type(error).__module__.startswith("torch._dynamo") and (error.__cause__ or error.__context__) is not None:
+        while (
+            type(error).__module__.startswith("torch._dynamo")
+            and (error.__cause__ or error.__context__) is not None
+        ):
             error = error.__cause__ or error.__context__
         # torch raises RuntimeError for nearly everything; its messages say what kind
         message = str(error).lower()

@@ -59,6 +59,7 @@ def copy_to(x, device):
 
 # autodiff: the transforms the gradient spec checks
 
+
 def grad(f, *xs):
     xs = [x.detach().requires_grad_() for x in xs]
     return torch.autograd.grad(f(*xs), xs)

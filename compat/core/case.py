@@ -19,7 +19,9 @@ class Case:
     op: str
     args: tuple
     kwargs: dict = field(default_factory=dict)
-    program: Any = None  # a compat.core.programs.Program: the function ``f`` an autodiff transform (grad, ...) takes
+    program: Any = (
+        None  # a compat.core.programs.Program: the function ``f`` an autodiff transform (grad, ...) takes
+    )
     exact: bool = False  # judged bit for bit (copies), not within the oracle's tolerance
 
     def input_tags(self) -> str:
@@ -35,7 +37,11 @@ class Case:
     def example(self) -> dict:
         """What a record keeps of the case: its call and inputs as NumPy source
         (``compat.core.parse`` turns them back into the case)."""
-        return {"call": self.call(), "inputs": self.inputs_source(), **({"exact": True} if self.exact else {})}
+        return {
+            "call": self.call(),
+            "inputs": self.inputs_source(),
+            **({"exact": True} if self.exact else {}),
+        }
 
     def inputs_source(self) -> dict[str, str]:
         sources = {name: array_source(a) for name, a in self.arrays().items()}
@@ -51,7 +57,9 @@ class Case:
     def call(self) -> str:
         """The call in NumPy's spelling: ``add(x0, 1000)``, ``x0[..., None]``."""
         if ops.get(self.op).subscript:
-            return f"x0[{index_source(self.args[1], value_source)}]"  # backend arrays inside stay backend arrays
+            return (
+                f"x0[{index_source(self.args[1], value_source)}]"  # backend arrays inside stay backend arrays
+            )
         return f"{self.op}({self.arguments(self.arg_names(), dtypes_as=repr)})"
 
     def arguments(self, args: list[str], dtypes_as) -> str:
@@ -65,13 +73,17 @@ class Case:
         return arrays + nodes
 
     def uses_bfloat16(self) -> bool:
-        return any(a.dtype.name == "bfloat16" for a in self.arrays().values()) or self.kwargs.get("dtype") == "bfloat16"
+        return (
+            any(a.dtype.name == "bfloat16" for a in self.arrays().values())
+            or self.kwargs.get("dtype") == "bfloat16"
+        )
 
 
 def index_tag(index) -> str:
     """The kinds of items an index has, each once: 'idx(...,None,int,slice)'. The
     order and count of items stay out, so that one behaviour (say, negative
     slice steps) is one divergence, not one per index layout."""
+
     def kind(item):
         if item is None or item is Ellipsis:
             return "None" if item is None else "..."
@@ -83,6 +95,7 @@ def index_tag(index) -> str:
             flat = np.asarray(item).reshape(-1)
             return f"{'empty' if not flat.size else 'b' if flat.dtype == np.bool_ else 'i'}-{type(item).__name__}"
         return type(item).__name__
+
     items = index if isinstance(index, tuple) else (index,)
     return "idx(" + ",".join(sorted({kind(i) for i in items})) + ")"
 

@@ -81,6 +81,7 @@ def finfo(name: str):
     """np.finfo of a real float dtype, bfloat16 (ml_dtypes' finfo) included."""
     if name == "bfloat16":
         import ml_dtypes
+
         return ml_dtypes.finfo(ml_dtypes.bfloat16)
     return np.finfo(np.dtype(name))
 
@@ -97,7 +98,9 @@ def flushed(values: np.ndarray, like: str | None = None) -> np.ndarray:
     name = np.dtype(values.dtype).name
     if name in COMPONENT:
         out = np.empty_like(values)
-        out.real, out.imag = (flushed(part.astype(COMPONENT[name]), like) for part in (np.real(values), np.imag(values)))
+        out.real, out.imag = (
+            flushed(part.astype(COMPONENT[name]), like) for part in (np.real(values), np.imag(values))
+        )
         return out
     if name not in SMALLEST_NORMAL:
         return values
@@ -112,8 +115,11 @@ def ulp(values: np.ndarray, name: str) -> np.ndarray:
     times the power of two below the value, and the smallest subnormal's at and near zero."""
     magnitude = np.abs(values)
     _, exponent = np.frexp(magnitude)
-    return np.where(magnitude == 0, SMALLEST_SUBNORMAL[name],
-                    np.maximum(EPS[name] * np.ldexp(1.0, exponent - 1), SMALLEST_SUBNORMAL[name]))
+    return np.where(
+        magnitude == 0,
+        SMALLEST_SUBNORMAL[name],
+        np.maximum(EPS[name] * np.ldexp(1.0, exponent - 1), SMALLEST_SUBNORMAL[name]),
+    )
 
 
 def python_scalar_tag(value) -> str:

@@ -17,8 +17,8 @@ unless it maps the operation to something else or declares it unsupported.
 from __future__ import annotations
 
 import operator
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 
@@ -43,6 +43,7 @@ def no_ties(value: np.ndarray, axis=None, *_) -> bool:
 # ch. 3-4; relative to |result| for a product). Each function below gives that sum of
 # magnitudes (or |product|) and the number of terms, from the operands as float64.
 
+
 def count(x, axis) -> int:
     """How many terms go into each result element of a reduction over ``axis``."""
     return x.size if axis is None else int(np.prod([x.shape[a] for a in np.atleast_1d(axis)]))
@@ -63,7 +64,9 @@ def multiplied(x, axis=None, keepdims=False, **_):
 
 def running(x, axis=None, **_):
     magnitude = np.abs(x).reshape(-1) if axis is None else np.abs(x)
-    return np.cumsum(magnitude, axis=0 if axis is None else axis), magnitude.shape[0 if axis is None else axis]
+    return np.cumsum(magnitude, axis=0 if axis is None else axis), magnitude.shape[
+        0 if axis is None else axis
+    ]
 
 
 def normed(x, **_):
@@ -107,7 +110,9 @@ class Op:
 
     @property
     def arity(self) -> int:
-        return len([p for p in self.params.strip("()").split(",") if p.strip() and "=" not in p and "*" not in p])
+        return len(
+            [p for p in self.params.strip("()").split(",") if p.strip() and "=" not in p and "*" not in p]
+        )
 
 
 def f32(*values, shape=None) -> np.ndarray:
@@ -146,13 +151,31 @@ MATRIX = f32(1, -2, 3, 0.5, 4, -1, shape=(2, 3))
 
 
 def _arithmetic(name, about, smooth=None, exact=False):
-    return Op(name, "(x1, x2)", "arithmetic", about, elementwise=True, correctly_rounded=exact, smooth=smooth,
-              ulps=PUBLISHED_ULPS.get(name), example=(X, Y))
+    return Op(
+        name,
+        "(x1, x2)",
+        "arithmetic",
+        about,
+        elementwise=True,
+        correctly_rounded=exact,
+        smooth=smooth,
+        ulps=PUBLISHED_ULPS.get(name),
+        example=(X, Y),
+    )
 
 
 def _math(name, about, smooth=None, exact=False):
-    return Op(name, "(x)", "math", about, elementwise=True, correctly_rounded=exact, smooth=smooth,
-              ulps=PUBLISHED_ULPS.get(name), example=(f32(0.5, 1.5, 2.25, 3.0),))
+    return Op(
+        name,
+        "(x)",
+        "math",
+        about,
+        elementwise=True,
+        correctly_rounded=exact,
+        smooth=smooth,
+        ulps=PUBLISHED_ULPS.get(name),
+        example=(f32(0.5, 1.5, 2.25, 3.0),),
+    )
 
 
 def _binary(name, group, about):
@@ -161,13 +184,22 @@ def _binary(name, group, about):
 
 
 def _reduction(name, about, **facts):
-    return Op(name, "(x, axis=None, keepdims=False)", "reduction", about, example=(MATRIX,),
-              example_kwargs=(("axis", 1), ("keepdims", True)), **facts)
+    return Op(
+        name,
+        "(x, axis=None, keepdims=False)",
+        "reduction",
+        about,
+        example=(MATRIX,),
+        example_kwargs=(("axis", 1), ("keepdims", True)),
+        **facts,
+    )
 
 
 def _update(name, params, about, **facts):
     index = (i32(0, 2, 0),)
-    return Op(name, params, "update", about, example=(f32(1, 2, 3, 4), index, f32(10, 20, 30)), index_arg=1, **facts)
+    return Op(
+        name, params, "update", about, example=(f32(1, 2, 3, 4), index, f32(10, 20, 30)), index_arg=1, **facts
+    )
 
 
 TABLE: tuple[Op, ...] = (
@@ -177,12 +209,24 @@ TABLE: tuple[Op, ...] = (
     _arithmetic("true_divide", "x1 / x2", lambda a, b: np.all(np.abs(b) > 0.25), exact=True),
     _arithmetic("floor_divide", "x1 // x2"),
     _arithmetic("remainder", "x1 % x2, with the sign of x2"),
-    _arithmetic("maximum", "elementwise maximum (NaN wins)", lambda a, b: np.all(np.abs(a - b) > SMOOTH_MARGIN), True),
-    _arithmetic("minimum", "elementwise minimum (NaN wins)", lambda a, b: np.all(np.abs(a - b) > SMOOTH_MARGIN), True),
+    _arithmetic(
+        "maximum", "elementwise maximum (NaN wins)", lambda a, b: np.all(np.abs(a - b) > SMOOTH_MARGIN), True
+    ),
+    _arithmetic(
+        "minimum", "elementwise minimum (NaN wins)", lambda a, b: np.all(np.abs(a - b) > SMOOTH_MARGIN), True
+    ),
     _arithmetic("power", "x1 ** x2", lambda a, b: np.all(a > 0.2) and np.all(np.abs(b) < 3)),
-    *(_binary(name, "comparison", f"x1 {symbol} x2") for name, symbol in (
-        ("equal", "=="), ("not_equal", "!="), ("less", "<"), ("less_equal", "<="), ("greater", ">"),
-        ("greater_equal", ">="))),
+    *(
+        _binary(name, "comparison", f"x1 {symbol} x2")
+        for name, symbol in (
+            ("equal", "=="),
+            ("not_equal", "!="),
+            ("less", "<"),
+            ("less_equal", "<="),
+            ("greater", ">"),
+            ("greater_equal", ">="),
+        )
+    ),
     *(_binary(f"logical_{name}", "logical", f"truth of x1 {name} x2") for name in ("and", "or", "xor")),
     *(_binary(f"bitwise_{name}", "bitwise", f"bits of x1 {name} x2") for name in ("and", "or", "xor")),
     # the gradient programs draw their unary operations in this order: the first is the simplest
@@ -198,60 +242,185 @@ TABLE: tuple[Op, ...] = (
     _math("sign", "-1, 0 or 1 (NaN for NaN)", exact=True),
     _math("floor", "largest integer <= x", exact=True),
     _math("round", "nearest integer, halves to even", exact=True),
-    Op("logical_not", "(x)", "logical", "truth of not x", elementwise=True, correctly_rounded=True,
-       example=(np.array([True, False]),)),
-    Op("real", "(x)", "complex", "real part", elementwise=True, correctly_rounded=True,
-       example=(np.array([1 + 2j, -3j], np.complex64),)),
-    Op("conj", "(x)", "complex", "complex conjugate", elementwise=True, correctly_rounded=True,
-       example=(np.array([1 + 2j, -3j], np.complex64),)),
-    Op("relu", "(x)", "placement", "max(x, 0): a kernel every plug-in has", numpy="np.maximum(x, 0)",
-       elementwise=True, correctly_rounded=True, example=(f32(-1.0, -0.0, 0.0, 2.0),)),
-    Op("where", "(condition, x1, x2)", "selection", "x1 where condition, else x2", elementwise=True,
-       correctly_rounded=True, example=(np.array([True, False, True, False]), X, Y)),
-    Op("clip", "(x, lo, hi)", "selection", "x limited to [lo, hi]", elementwise=True, correctly_rounded=True,
-       example=(X, f32(-1.0), f32(2.0))),
+    Op(
+        "logical_not",
+        "(x)",
+        "logical",
+        "truth of not x",
+        elementwise=True,
+        correctly_rounded=True,
+        example=(np.array([True, False]),),
+    ),
+    Op(
+        "real",
+        "(x)",
+        "complex",
+        "real part",
+        elementwise=True,
+        correctly_rounded=True,
+        example=(np.array([1 + 2j, -3j], np.complex64),),
+    ),
+    Op(
+        "conj",
+        "(x)",
+        "complex",
+        "complex conjugate",
+        elementwise=True,
+        correctly_rounded=True,
+        example=(np.array([1 + 2j, -3j], np.complex64),),
+    ),
+    Op(
+        "relu",
+        "(x)",
+        "placement",
+        "max(x, 0): a kernel every plug-in has",
+        numpy="np.maximum(x, 0)",
+        elementwise=True,
+        correctly_rounded=True,
+        example=(f32(-1.0, -0.0, 0.0, 2.0),),
+    ),
+    Op(
+        "where",
+        "(condition, x1, x2)",
+        "selection",
+        "x1 where condition, else x2",
+        elementwise=True,
+        correctly_rounded=True,
+        example=(np.array([True, False, True, False]), X, Y),
+    ),
+    Op(
+        "clip",
+        "(x, lo, hi)",
+        "selection",
+        "x limited to [lo, hi]",
+        elementwise=True,
+        correctly_rounded=True,
+        example=(X, f32(-1.0), f32(2.0)),
+    ),
     _reduction("sum", "sum of elements", terms=summed, smooth=everywhere),
     _reduction("prod", "product of elements", terms=multiplied),
     _reduction("mean", "arithmetic mean", terms=averaged, smooth=everywhere),
     _reduction("max", "largest element", correctly_rounded=True, smooth=no_ties),
     _reduction("min", "smallest element", correctly_rounded=True),
-    Op("cumsum", "(x, axis=None)", "reduction", "running sum", terms=running, example=(MATRIX,),
-       example_kwargs=(("axis", 1),)),
+    Op(
+        "cumsum",
+        "(x, axis=None)",
+        "reduction",
+        "running sum",
+        terms=running,
+        example=(MATRIX,),
+        example_kwargs=(("axis", 1),),
+    ),
     Op("norm", "(x)", "reduction", "Euclidean norm", numpy="np.linalg.norm", terms=normed, example=(X,)),
-    Op("matmul", "(x1, x2)", "linalg", "matrix product, batch dimensions broadcast", terms=matrix_product,
-       example=(MATRIX, MATRIX.T)),
+    Op(
+        "matmul",
+        "(x1, x2)",
+        "linalg",
+        "matrix product, batch dimensions broadcast",
+        terms=matrix_product,
+        example=(MATRIX, MATRIX.T),
+    ),
     # a conversion is exact or correctly rounded (within the target's range: beyond it C leaves float -> int open)
-    Op("astype", "(x, dtype)", "conversion", "x converted to dtype, as C casts it (ints wrap, floats round to "
-       "nearest, to ints toward zero)", numpy="x.astype(dtype)", elementwise=True, correctly_rounded=True,
-       example=(X,), example_kwargs=(("dtype", "int8"),)),
-    Op("asarray", "(obj)", "creation", "an array of a Python value (or a copy onto a device)", correctly_rounded=True,
-       example=([1, 2.5],)),
+    Op(
+        "astype",
+        "(x, dtype)",
+        "conversion",
+        "x converted to dtype, as C casts it (ints wrap, floats round to nearest, to ints toward zero)",
+        numpy="x.astype(dtype)",
+        elementwise=True,
+        correctly_rounded=True,
+        example=(X,),
+        example_kwargs=(("dtype", "int8"),),
+    ),
+    Op(
+        "asarray",
+        "(obj)",
+        "creation",
+        "an array of a Python value (or a copy onto a device)",
+        correctly_rounded=True,
+        example=([1, 2.5],),
+    ),
     Op("broadcast_to", "(x, shape)", "shape", "x stretched to shape", example=(X, (2, 4))),
     Op("broadcast_shapes", "(*shapes)", "shape", "the shape shapes broadcast to", example=((2, 1), (1, 3))),
     Op("reshape", "(x, shape)", "shape", "the same elements in another shape", example=(MATRIX, (3, 2))),
     Op("transpose", "(x, axes=None)", "shape", "dimensions permuted", example=(MATRIX,)),
-    Op("getitem", "(x, index)", "indexing", "x[index]", index_arg=1, subscript=True, python=operator.getitem,
-       example=(MATRIX, (1, slice(None, None, -1)))),
-    Op("take", "(x, indices, axis)", "indexing", "elements at indices along axis", example=(MATRIX, i32(2, 0)),
-       example_kwargs=(("axis", 1),)),
-    Op("take_along_axis", "(x, indices, axis)", "indexing", "elements at matching indices along axis",
-       example=(MATRIX, i32(2, 0).reshape(2, 1)), example_kwargs=(("axis", 1),)),
-    _update("set_at", "(x, index, values)", "a copy of x with x[index] = values (the last duplicate wins)",
-            numpy="x[index] = values on a copy"),
-    _update("add_at", "(x, index, values)", "a copy of x with values added at index (duplicates add up)",
-            numpy="np.add.at on a copy"),
+    Op(
+        "getitem",
+        "(x, index)",
+        "indexing",
+        "x[index]",
+        index_arg=1,
+        subscript=True,
+        python=operator.getitem,
+        example=(MATRIX, (1, slice(None, None, -1))),
+    ),
+    Op(
+        "take",
+        "(x, indices, axis)",
+        "indexing",
+        "elements at indices along axis",
+        example=(MATRIX, i32(2, 0)),
+        example_kwargs=(("axis", 1),),
+    ),
+    Op(
+        "take_along_axis",
+        "(x, indices, axis)",
+        "indexing",
+        "elements at matching indices along axis",
+        example=(MATRIX, i32(2, 0).reshape(2, 1)),
+        example_kwargs=(("axis", 1),),
+    ),
+    _update(
+        "set_at",
+        "(x, index, values)",
+        "a copy of x with x[index] = values (the last duplicate wins)",
+        numpy="x[index] = values on a copy",
+    ),
+    _update(
+        "add_at",
+        "(x, index, values)",
+        "a copy of x with values added at index (duplicates add up)",
+        numpy="np.add.at on a copy",
+    ),
     _update("setitem", "(x, index, values)", "x[index] = values in place", python=setitem),
-    Op("put_along_axis", "(x, indices, values, axis)", "update", "a copy of x with values put along axis",
-       numpy="np.put_along_axis on a copy", example=(MATRIX, i32(2, 0).reshape(2, 1), f32(7, 8).reshape(2, 1)),
-       example_kwargs=(("axis", 1),)),
-    Op("copy_to", "(x, device)", "placement", "a copy of x on device", numpy="x.copy()", moves_to=1,
-       correctly_rounded=True, example=(X, "the reference device")),
-    Op("compiled_add", "(x1, x2)", "placement", "add inside the backend's compiler (jax.jit, tf.function)",
-       numpy="np.add", elementwise=True, correctly_rounded=True, example=(X, Y)),
+    Op(
+        "put_along_axis",
+        "(x, indices, values, axis)",
+        "update",
+        "a copy of x with values put along axis",
+        numpy="np.put_along_axis on a copy",
+        example=(MATRIX, i32(2, 0).reshape(2, 1), f32(7, 8).reshape(2, 1)),
+        example_kwargs=(("axis", 1),),
+    ),
+    Op(
+        "copy_to",
+        "(x, device)",
+        "placement",
+        "a copy of x on device",
+        numpy="x.copy()",
+        moves_to=1,
+        correctly_rounded=True,
+        example=(X, "the reference device"),
+    ),
+    Op(
+        "compiled_add",
+        "(x1, x2)",
+        "placement",
+        "add inside the backend's compiler (jax.jit, tf.function)",
+        numpy="np.add",
+        elementwise=True,
+        correctly_rounded=True,
+        example=(X, Y),
+    ),
     Op("grad", "(f, *xs)", "autodiff", "gradient of scalar f with respect to each input", transform=True),
     Op("jacobian", "(f, x)", "autodiff", "Jacobian of f at x", transform=True),
-    Op("per_example_grad", "(f, params, batch)", "autodiff", "gradient for each example of a batch (vmap of grad)",
-       transform=True),
+    Op(
+        "per_example_grad",
+        "(f, params, batch)",
+        "autodiff",
+        "gradient for each example of a batch (vmap of grad)",
+        transform=True,
+    ),
     Op("hvp", "(f, x, v)", "autodiff", "Hessian of f at x times v", transform=True),
 )
 
@@ -266,7 +435,9 @@ def get(name: str) -> Op:
     try:
         return OPS[name]
     except KeyError:
-        raise UnknownOperation(f"{name!r} is not an operation of compat's table (compat/core/ops.py)") from None
+        raise UnknownOperation(
+            f"{name!r} is not an operation of compat's table (compat/core/ops.py)"
+        ) from None
 
 
 def published_ulps(name: str, dtype: str) -> float | None:
@@ -274,7 +445,9 @@ def published_ulps(name: str, dtype: str) -> float | None:
     bounds = get(name).ulps
     if bounds is None:
         return None
-    return {"float16": NARROW_ULPS, "bfloat16": NARROW_ULPS, "float32": bounds[0], "float64": bounds[1]}.get(dtype)
+    return {"float16": NARROW_ULPS, "bfloat16": NARROW_ULPS, "float32": bounds[0], "float64": bounds[1]}.get(
+        dtype
+    )
 
 
 def names(*wanted: str) -> list[str]:
@@ -286,8 +459,12 @@ def select(*, group: str | tuple[str, ...] | None = None, **facts) -> list[str]:
     """Names of the operations in ``group`` (one or several) with the given facts,
     in table order: ``select(group=("arithmetic", "comparison"))``, ``select(accumulates=True)``."""
     groups = (group,) if isinstance(group, str) else group
-    return [op.name for op in TABLE if (groups is None or op.group in groups)
-            and all(getattr(op, fact) == value for fact, value in facts.items())]
+    return [
+        op.name
+        for op in TABLE
+        if (groups is None or op.group in groups)
+        and all(getattr(op, fact) == value for fact, value in facts.items())
+    ]
 
 
 def smooth(kind: str) -> dict[str, Callable]:
@@ -295,5 +472,13 @@ def smooth(kind: str) -> dict[str, Callable]:
     kind: ``smooth("unary")`` (a predicate of the operand), ``smooth("binary")`` (of
     both, broadcast), ``smooth("reduction")`` (of the operand and the axis)."""
     arity = {"unary": 1, "binary": 2}
-    return {op.name: op.smooth for op in TABLE if op.smooth is not None and (
-        op.group == "reduction" if kind == "reduction" else op.group != "reduction" and op.arity == arity[kind])}
+    return {
+        op.name: op.smooth
+        for op in TABLE
+        if op.smooth is not None
+        and (
+            op.group == "reduction"
+            if kind == "reduction"
+            else op.group != "reduction" and op.arity == arity[kind]
+        )
+    }

@@ -53,6 +53,7 @@ class Bound:
     """The error a float result may have, per element: ``ulps`` ULPs of the expected
     value (``published``'s for a dtype it names), plus ``eps * terms`` (an accumulation:
     n times the sum of |terms|)."""
+
     ulps: float
     terms: np.ndarray | float = 0.0
     rule: str = ""
@@ -76,8 +77,12 @@ def bound(op: str, args: tuple = (), kwargs: dict | None = None) -> Bound:
         return EXACT
     if declared.accumulates and args:
         wide = [np.asarray(a, dtype=np.complex128 if np.iscomplexobj(a) else np.float64) for a in args]
-        with np.errstate(all="ignore"):  # 0 * inf in a product of magnitudes is NaN: no bound, judged as special
-            magnitude, count = declared.terms(*wide, **{k: v for k, v in (kwargs or {}).items() if k != "dtype"})
+        with np.errstate(
+            all="ignore"
+        ):  # 0 * inf in a product of magnitudes is NaN: no bound, judged as special
+            magnitude, count = declared.terms(
+                *wide, **{k: v for k, v in (kwargs or {}).items() if k != "dtype"}
+            )
         return Bound(1, count * np.asarray(magnitude), f"1 ULP + {count}*eps*sum(|terms|) ({count} terms)")
     if declared.ulps is not None:
         published = tuple((d, ops.published_ulps(op, d)) for d in dtypes.REAL_FLOAT)
@@ -94,14 +99,23 @@ class Mismatch:
     part: int | None = None  # which result, for calls that return several (gradients of x0, x1, ...)
 
 
-def compare(expected: Outcome, actual: Outcome, allowed: Bound = APPROXIMATE, exact: bool | str = False) -> list[Mismatch]:
+def compare(
+    expected: Outcome, actual: Outcome, allowed: Bound = APPROXIMATE, exact: bool | str = False
+) -> list[Mismatch]:
     if expected.raised or actual.raised:
         return compare_errors(expected, actual)
     if expected.parts is not None or actual.parts is not None:
         return compare_parts(expected, actual, allowed, exact)
     found = []
     if expected.dtype != actual.dtype:
-        found.append(Mismatch("dtype", str(expected.dtype), str(actual.dtype), f"dtype {actual.dtype}, expected {expected.dtype}"))
+        found.append(
+            Mismatch(
+                "dtype",
+                str(expected.dtype),
+                str(actual.dtype),
+                f"dtype {actual.dtype}, expected {expected.dtype}",
+            )
+        )
     if expected.shape != actual.shape:
         found.append(Mismatch("shape", "shape", "shape", f"shape {actual.shape}, expected {expected.shape}"))
         return found
@@ -122,7 +136,9 @@ def compare_parts(expected: Outcome, actual: Outcome, allowed: Bound, exact: boo
         return [Mismatch("shape", "shape", "shape", f"{len(got)} results, expected {len(want)}")]
     found = []
     for part, (e, a) in enumerate(zip(want, got)):
-        found += [replace(m, part=part, detail=f"result {part}: {m.detail}") for m in compare(e, a, allowed, exact)]
+        found += [
+            replace(m, part=part, detail=f"result {part}: {m.detail}") for m in compare(e, a, allowed, exact)
+        ]
     return found
 
 
@@ -135,8 +151,13 @@ def compare_errors(expected: Outcome, actual: Outcome) -> list[Mismatch]:
     return [Mismatch(kind, want, got, f"{actual.describe()}; expected {expected.describe()}")]
 
 
-def compare_values(expected: np.ndarray, actual: np.ndarray, allowed: Bound = APPROXIMATE,
-                   tolerance: np.ndarray | None = None, only: np.ndarray | None = None) -> Mismatch | None:
+def compare_values(
+    expected: np.ndarray,
+    actual: np.ndarray,
+    allowed: Bound = APPROXIMATE,
+    tolerance: np.ndarray | None = None,
+    only: np.ndarray | None = None,
+) -> Mismatch | None:
     """``tolerance``, where given, is the allowed absolute error per element
     (gradients: set from the finite-difference error and the dtype's precision); ``only``,
     where given, the elements to judge (the others are explained by something else)."""
@@ -149,8 +170,13 @@ def differing(expected: np.ndarray, actual: np.ndarray, allowed: Bound = APPROXI
     return judged(expected, actual, allowed, None)[0]
 
 
-def judged(expected: np.ndarray, actual: np.ndarray, allowed: Bound, tolerance: np.ndarray | None,
-           only: np.ndarray | None = None) -> tuple[np.ndarray, str]:
+def judged(
+    expected: np.ndarray,
+    actual: np.ndarray,
+    allowed: Bound,
+    tolerance: np.ndarray | None,
+    only: np.ndarray | None = None,
+) -> tuple[np.ndarray, str]:
     """The elements beyond the bound (of ``only``, where given), and how they were judged (the
     mismatch's detail, over those elements)."""
     only = np.ones(np.shape(expected), dtype=bool) if only is None else only
@@ -173,16 +199,26 @@ def judged(expected: np.ndarray, actual: np.ndarray, allowed: Bound, tolerance: 
             limit = allowed.ulps_for(coarse) * unit + dtypes.eps(coarse) * np.asarray(allowed.terms)
             if fine != coarse:
                 limit = limit + 0.5 * unit + 0.5 * dtypes.ulp(np.where(finite, e, 0.0), fine)
-        special = same_special(np.real(e), np.real(a)) | (np.isfinite(np.real(e)) & (np.real(e) == np.real(a)))
+        special = same_special(np.real(e), np.real(a)) | (
+            np.isfinite(np.real(e)) & (np.real(e) == np.real(a))
+        )
         if e.dtype.kind == "c":
-            special &= same_special(np.imag(e), np.imag(a)) | (np.isfinite(np.imag(e)) & (np.imag(e) == np.imag(a)))
+            special &= same_special(np.imag(e), np.imag(a)) | (
+                np.isfinite(np.imag(e)) & (np.imag(e) == np.imag(a))
+            )
         bad = np.asarray(np.where(finite, error > limit, ~special), dtype=bool) & only
         error = np.where(only, error, 0.0)
         ulp_distance = np.where(finite & only, error / unit, 0.0)
     stated = f"{allowed.rule}, {allowed.ulps_for(coarse):g} ULP" if allowed.published else allowed.rule
-    rule = f"{stated}, ULPs of {coarse}" if tolerance is None else \
-        f"up to {np.max(tolerance, initial=0.0):.3g} (finite-difference error and {coarse} precision)"
-    return bad, f"max abs error {error.max(initial=0.0):.3g}, max {ulp_distance.max(initial=0.0):.3g} ULP; allowed {rule}"
+    rule = (
+        f"{stated}, ULPs of {coarse}"
+        if tolerance is None
+        else f"up to {np.max(tolerance, initial=0.0):.3g} (finite-difference error and {coarse} precision)"
+    )
+    return (
+        bad,
+        f"max abs error {error.max(initial=0.0):.3g}, max {ulp_distance.max(initial=0.0):.3g} ULP; allowed {rule}",
+    )
 
 
 def ulp_errors(expected: np.ndarray, actual: np.ndarray) -> np.ndarray:
@@ -201,7 +237,11 @@ def ulp_errors(expected: np.ndarray, actual: np.ndarray) -> np.ndarray:
 def flushed(expected: np.ndarray, actual: np.ndarray) -> np.ndarray:
     """Where a real float result is zero and the reference is a subnormal of the result dtype
     (flush-to-zero, a property of the device or compiler, not of the function's accuracy)."""
-    return (actual == 0) & (expected != 0) & (dtypes.flushed(expected, least_precise(expected.dtype, actual.dtype)) == 0)
+    return (
+        (actual == 0)
+        & (expected != 0)
+        & (dtypes.flushed(expected, least_precise(expected.dtype, actual.dtype)) == 0)
+    )
 
 
 def compare_bits(expected: np.ndarray, actual: np.ndarray, nan_payloads: bool = True) -> Mismatch | None:

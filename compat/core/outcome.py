@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+
 @dataclass
 class Outcome:
     """What one call produced: a value (as NumPy) or an exception."""
@@ -105,5 +106,3 @@ def json_scalar(value):
     if f == 0 and np.signbit(f):
         return "-0.0"
     return f
-
-

@@ -20,8 +20,12 @@ from compat.core.programs import Node, Program
 from compat.core.source import backend_array
 
 # what value_source and array_source write, and nothing else
-NAMES = {"np": np, "ml_dtypes": ml_dtypes, "backend_array": backend_array,
-         "__builtins__": {"float": float, "complex": complex, "slice": slice, "Ellipsis": Ellipsis}}
+NAMES = {
+    "np": np,
+    "ml_dtypes": ml_dtypes,
+    "backend_array": backend_array,
+    "__builtins__": {"float": float, "complex": complex, "slice": slice, "Ellipsis": Ellipsis},
+}
 SUBSCRIPT = next(op.name for op in ops.TABLE if op.subscript)
 
 
@@ -31,7 +35,7 @@ class ParseError(ValueError):
 
 def evaluate(text: str, names: dict | None = None):
     try:
-        return eval(compile(text, "<example>", "eval"), {**NAMES, **(names or {})})  # noqa: S307 - our own records' source
+        return eval(compile(text, "<example>", "eval"), {**NAMES, **(names or {})})
     except ParseError:
         raise
     except Exception as error:
@@ -62,8 +66,12 @@ def case_from_source(call: str, inputs: dict[str, str], exact: bool = False) -> 
     if "f" not in inputs:
         raise ParseError(f"{call[:80]!r}: a transform's example needs its function 'f'")
     constants = sorted((n for n in values if n.startswith("c")), key=lambda n: int(n[1:]))
-    return Case(op, args[1:], kwargs, program=program_from_source(
-        inputs["f"], args[1:], tuple(values[n] for n in constants)))
+    return Case(
+        op,
+        args[1:],
+        kwargs,
+        program=program_from_source(inputs["f"], args[1:], tuple(values[n] for n in constants)),
+    )
 
 
 def program_from_source(text: str, args: tuple, constants: tuple) -> Program:
@@ -100,8 +108,14 @@ class Builder:
     arguments that are nodes are its operands; the rest are its parameters."""
 
     def __getattr__(self, op: str):
-        if op == "array" or isinstance(getattr(np, op, None), type) and issubclass(getattr(np, op), np.generic):
-            return getattr(np, op)  # a value inside the program (an index array and its dtype), as sources write it
+        if (
+            op == "array"
+            or (isinstance(getattr(np, op, None), type)
+            and issubclass(getattr(np, op), np.generic))
+        ):
+            return getattr(
+                np, op
+            )  # a value inside the program (an index array and its dtype), as sources write it
         try:
             ops.get(op)
         except ops.UnknownOperation as error:
@@ -111,6 +125,13 @@ class Builder:
             operands = 0
             while operands < len(args) and isinstance(args[operands], Symbol):
                 operands += 1
-            return Symbol(Node(op, tuple(a.node for a in args[:operands]), params=args[operands:],
-                               kwargs=tuple(kwargs.items())))
+            return Symbol(
+                Node(
+                    op,
+                    tuple(a.node for a in args[:operands]),
+                    params=args[operands:],
+                    kwargs=tuple(kwargs.items()),
+                )
+            )
+
         return build

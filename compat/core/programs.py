@@ -40,23 +40,26 @@ class Program:
     inputs: tuple[np.ndarray, ...]
     constants: tuple[np.ndarray, ...] = field(default=())
 
-    def bind(self, adapter, device: str | None = None, observe=None, operand=None) -> "Bound":
+    def bind(self, adapter, device: str | None = None, observe=None, operand=None) -> Bound:
         """The program as a function of backend arrays, built from the adapter's ops;
         ``observe`` (if given) sees the value of every operation, and
         ``operand(key, value)`` (if given) replaces each operand of each operation
         (key: which operation, which operand)."""
         return Bound(self, adapter, device, observe, operand)
 
-
     def source(self, adapter, name: str = "f", device: str | None = None) -> str:
         """``def f(x0, x1): return <expression>`` in the adapter's framework, after the
         definitions of the functions it calls; with no adapter, through
         ``backend.function(op)`` (reproducers of third-party adapters)."""
         if adapter is None:
-            body = self.expression(lambda op: f"backend.function({op!r})", lambda i, dtype: f"backend.from_numpy(c{i}, device)")
+            body = self.expression(
+                lambda op: f"backend.function({op!r})", lambda i, dtype: f"backend.from_numpy(c{i}, device)"
+            )
             return f"def {name}({self.parameters()}):\n    return {body}\n"
         sources = {op: adapter.op_source(op) for op in sorted(self.root.ops())}
-        body = self.expression(lambda op: sources[op].expression, lambda i, dtype: adapter.array_source(f"c{i}", dtype, device))
+        body = self.expression(
+            lambda op: sources[op].expression, lambda i, dtype: adapter.array_source(f"c{i}", dtype, device)
+        )
         definitions = "".join(s.definitions + "\n" for s in sources.values() if s.definitions)
         return definitions + f"def {name}({self.parameters()}):\n    return {body}\n"
 
@@ -77,7 +80,9 @@ class Program:
 
     def numpy_lambda(self) -> str:
         """The program in NumPy's spelling, for records: ``lambda x0: np.sum(np.tanh(x0) * c0)``."""
-        return f"lambda {self.parameters()}: " + self.expression(lambda op: f"np.{op}", lambda i, dtype: f"c{i}")
+        return f"lambda {self.parameters()}: " + self.expression(
+            lambda op: f"np.{op}", lambda i, dtype: f"c{i}"
+        )
 
     def nodes(self, node: Node | None = None) -> int:
         node = node or self.root
@@ -99,7 +104,7 @@ class Bound:
         self.functions = {op: adapter.function(op) for op in program.root.ops()}
         self.constants: list | None = None
 
-    def prepare(self) -> "Bound":
+    def prepare(self) -> Bound:
         if self.constants is None:
             self.constants = [self.adapter.from_numpy(c, self.device) for c in self.program.constants]
         return self

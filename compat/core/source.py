@@ -35,6 +35,7 @@ def slice_source(item: slice) -> str:
 def index_source(index, array_text) -> str:
     """An index in Python's subscript syntax: '1, None, ::-2, ...'. ``array_text``
     renders the arrays inside it."""
+
     def item_source(item):
         if item is Ellipsis:
             return "..."
@@ -43,6 +44,7 @@ def index_source(index, array_text) -> str:
         if isinstance(item, np.ndarray):
             return array_text(item)
         return value_source(item)
+
     if not isinstance(index, tuple):
         return item_source(index)
     if not index:

@@ -38,14 +38,18 @@ def moderate_elements(name: str) -> st.SearchStrategy:
         part = st.floats(-SMALL, SMALL, width=32, allow_subnormal=False)
         return st.builds(complex, part, part)
     # bfloat16 values are drawn as float16 (both hold small floats), then rounded on cast
-    return st.floats(-SMALL, SMALL, width=16 if name in ("float16", "bfloat16") else 32, allow_subnormal=False)
+    return st.floats(
+        -SMALL, SMALL, width=16 if name in ("float16", "bfloat16") else 32, allow_subnormal=False
+    )
 
 
 def arrays(name: str, shape, elements: st.SearchStrategy | None = None) -> st.SearchStrategy[np.ndarray]:
     """NumPy arrays of a canonical dtype (bfloat16 included) and a shape (or shape strategy)."""
     elements = elements if elements is not None else moderate_elements(name)
     if name == "bfloat16":
-        return hnp.arrays(np.float32, shape, elements=elements).map(lambda a: a.astype(dtypes.to_numpy("bfloat16")))
+        return hnp.arrays(np.float32, shape, elements=elements).map(
+            lambda a: a.astype(dtypes.to_numpy("bfloat16"))
+        )
     return hnp.arrays(dtypes.to_numpy(name), shape, elements=elements)
 
 
@@ -100,22 +104,30 @@ def input_classes(name: str, classes):
         test = pytest.mark.parametrize(name, classes)(settings(max_examples=share)(test))
         test.compat_input_classes = (name, classes)  # for the checks records: which class each param covered
         return test
+
     return decorate
 
 
-RANK_RELATIONS = {2: {"first lower": 0, "second lower": 1, "equal ranks": None},
-                  3: {"first lower": 0, "second lower": 1, "third lower": 2, "equal ranks": None}}
+RANK_RELATIONS = {
+    2: {"first lower": 0, "second lower": 1, "equal ranks": None},
+    3: {"first lower": 0, "second lower": 1, "third lower": 2, "equal ranks": None},
+}
 
 
 @st.composite
-def ranked_broadcastable_shapes(draw, num_shapes: int, lowest: int | None, max_dims: int = 6, min_side: int = 0,
-                                max_side: int = 3):
+def ranked_broadcastable_shapes(
+    draw, num_shapes: int, lowest: int | None, max_dims: int = 6, min_side: int = 0, max_side: int = 3
+):
     """Mutually broadcastable shapes in which operand ``lowest`` has a lower rank than
     every other operand (None: all ranks equal). Drawn by hypothesis'
     mutually_broadcastable_shapes, then the other operands get leading dimensions
     (the result's size there, or 1) until the relation holds."""
-    drawn = draw(hnp.mutually_broadcastable_shapes(num_shapes=num_shapes, max_dims=max_dims - 1, min_side=min_side,
-                                                   max_side=max_side), label="shapes")
+    drawn = draw(
+        hnp.mutually_broadcastable_shapes(
+            num_shapes=num_shapes, max_dims=max_dims - 1, min_side=min_side, max_side=max_side
+        ),
+        label="shapes",
+    )
     shapes = [list(s) for s in drawn.input_shapes]
     result = list(drawn.result_shape)
     new_side = draw(st.integers(min_side, max_side), label="new leading size")
@@ -221,11 +233,15 @@ class _Builder:
         return self.apply(op, [child], [value], kwargs=(("axis", axis), ("keepdims", keepdims)))
 
     def structure(self, child, value, depth):
-        how = self.draw(st.sampled_from(["getitem", "reshape", "transpose", "broadcast_to"]), label="structure")
+        how = self.draw(
+            st.sampled_from(["getitem", "reshape", "transpose", "broadcast_to"]), label="structure"
+        )
         if how == "reshape":
             return self.apply("reshape", [child], [value], params=(tuple(reversed(value.shape)),))
         if how == "transpose":
-            if value.ndim < 2:  # tnp.transpose(x, ()) fails in graph mode (vectorized_map): a tf.function matter, noted
+            if (
+                value.ndim < 2
+            ):  # tnp.transpose(x, ()) fails in graph mode (vectorized_map): a tf.function matter, noted
                 return None
             axes = tuple(self.draw(st.permutations(range(value.ndim)), label="axes"))
             return self.apply("transpose", [child], [value], params=(axes,))
@@ -235,9 +251,15 @@ class _Builder:
         if value.ndim == 0:
             return None
         # slices step forward: negative steps are torch's indexing divergence, the indexing family's business
-        indices = [hnp.basic_indices(value.shape, allow_newaxis=True, allow_ellipsis=True).filter(_forward_steps)]
+        indices = [
+            hnp.basic_indices(value.shape, allow_newaxis=True, allow_ellipsis=True).filter(_forward_steps)
+        ]
         if value.shape[0]:  # integer arrays need a first axis to point into (a slice can leave it empty)
-            indices.append(st.lists(st.integers(-value.shape[0], value.shape[0] - 1), min_size=1, max_size=4).map(np.array))
+            indices.append(
+                st.lists(st.integers(-value.shape[0], value.shape[0] - 1), min_size=1, max_size=4).map(
+                    np.array
+                )
+            )
         index = self.draw(st.one_of(*indices), label="index")
         return self.Node("getitem", (child,), params=(index,)), value[index]
 
@@ -290,8 +312,12 @@ def programs(draw, dtype: str, max_depth: int = 4, max_inputs: int = 3, scalar: 
 
     if shapes is None:
         count = draw(st.integers(1, 2), label="inputs")
-        shapes = draw(hnp.mutually_broadcastable_shapes(num_shapes=count, max_dims=3, max_side=3), label="shapes").input_shapes
-    inputs = [draw(arrays(dtype, s, elements=program_elements(dtype)), label=f"x{i}") for i, s in enumerate(shapes)]
+        shapes = draw(
+            hnp.mutually_broadcastable_shapes(num_shapes=count, max_dims=3, max_side=3), label="shapes"
+        ).input_shapes
+    inputs = [
+        draw(arrays(dtype, s, elements=program_elements(dtype)), label=f"x{i}") for i, s in enumerate(shapes)
+    ]
     builder = _Builder(draw, dtype, inputs, max_inputs)
     root, value = builder.node(draw(st.integers(1, max_depth), label="depth"))
     for slot in sorted(set(range(len(builder.inputs))) - _inputs_of(root)):  # every input takes part

@@ -43,7 +43,17 @@ from pathlib import Path
 from compat.dashboard.context import Context
 from compat.dashboard.data import VIEWS, Data
 from compat.dashboard.html import Site, Written
-from compat.dashboard.pages import accuracy, devices, divergence, history, matrix, modes, promotion, surveys, versions
+from compat.dashboard.pages import (
+    accuracy,
+    devices,
+    divergence,
+    history,
+    matrix,
+    modes,
+    promotion,
+    surveys,
+    versions,
+)
 from compat.results import store as store_module
 
 STYLE = Path(__file__).with_name("style.css")
@@ -90,7 +100,9 @@ def render(store: Path | str, out: Path | str) -> Written:
             (out / "style.css").write_bytes(css)
             site.written.bytes += len(css)
         except OSError as error:
-            raise store_module.StoreError(f"cannot write the dashboard to {out}: {error.strerror or error}") from None
+            raise store_module.StoreError(
+                f"cannot write the dashboard to {out}: {error.strerror or error}"
+            ) from None
         return site.written
     except sqlite3.Error as error:
         raise store_module.StoreError(f"cannot read store {store}: {error}") from None

@@ -11,10 +11,12 @@ from compat.dashboard.data import Data, Divergence
 from compat.dashboard.html import Site
 from compat.results import registry as registry_module
 
-LIST_CAP = 100            # divergences listed on one cell's list page
-PAGE_CAP = 1000           # divergence pages in all (new divergences first) ...
-PAGE_BUDGET = 2_500_000   # ... and at most this many bytes of them
-DEFAULT_REGISTRY = Path(__file__).resolve().parents[2] / "fixtures" / "known-divergences.toml"  # as the plugin's
+LIST_CAP = 100  # divergences listed on one cell's list page
+PAGE_CAP = 1000  # divergence pages in all (new divergences first) ...
+PAGE_BUDGET = 2_500_000  # ... and at most this many bytes of them
+DEFAULT_REGISTRY = (
+    Path(__file__).resolve().parents[2] / "fixtures" / "known-divergences.toml"
+)  # as the plugin's
 
 
 class Context:
@@ -38,17 +40,24 @@ class Context:
                 for i, d in enumerate(listed[:LIST_CAP]):
                     unique[d.page] = d
                     position[d.page] = min(i, position.get(d.page, i))
-        ranked = sorted(unique.values(), key=lambda d: (d.status != "new", position[d.page], d.backend_id, d.family,
-                                                        d.op, d.inputs))
+        ranked = sorted(
+            unique.values(),
+            key=lambda d: (d.status != "new", position[d.page], d.backend_id, d.family, d.op, d.inputs),
+        )
         self.total_divergences = sum(len(c.divergences) for c in self.data.cells.values())
-        self.paged = []      # (divergence, record)
+        self.paged = []  # (divergence, record)
         self.page_cap_hit = len(ranked) > PAGE_CAP
         size = 0
         bodies = self.data.bodies([d.record_id for d in ranked[:PAGE_CAP]])
         for d in ranked[:PAGE_CAP]:
             record = bodies[d.record_id]
-            size += 2500 + len(record.get("reproducer", "")) + len(json.dumps(record.get("expected"))) \
-                + len(json.dumps(record.get("actual"))) + len(record.get("detail", ""))
+            size += (
+                2500
+                + len(record.get("reproducer", ""))
+                + len(json.dumps(record.get("expected")))
+                + len(json.dumps(record.get("actual")))
+                + len(record.get("detail", ""))
+            )
             if size > PAGE_BUDGET:
                 self.page_cap_hit = True
                 break

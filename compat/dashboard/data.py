@@ -15,7 +15,17 @@ from compat.results import aggregate
 from compat.results.records import Key
 
 VIEWS = ("", "device", "mode")  # matrices: against NumPy-like references, reference devices, eager
-KEY_FIELDS = ("backend_id", "device", "reference", "family", "op", "kind", "sig_inputs", "sig_expected", "sig_actual")
+KEY_FIELDS = (
+    "backend_id",
+    "device",
+    "reference",
+    "family",
+    "op",
+    "kind",
+    "sig_inputs",
+    "sig_expected",
+    "sig_actual",
+)
 OTHER_SPECS = ""  # in a divergence's tables: shown by a spec that feeds no table
 
 
@@ -39,7 +49,9 @@ class Divergence:
     tables: tuple[str, ...] = ()  # what its specs feed (OTHER_SPECS: one of them feeds nothing)
     _page: str | None = None
 
-    def __getattr__(self, name: str):  # backend_id, device, reference, family, op, kind, inputs, expected, actual
+    def __getattr__(
+        self, name: str
+    ):  # backend_id, device, reference, family, op, kind, inputs, expected, actual
         return getattr(self.key, name)
 
     @property
@@ -61,7 +73,7 @@ class Row:
     backend_id: str
     version: str
     device: str | None
-    against: str             # "" for NumPy-like references; "device:<name>" or "mode:eager" in those views
+    against: str  # "" for NumPy-like references; "device:<name>" or "mode:eager" in those views
     name: str = ""
     config: str = "{}"
 
@@ -86,7 +98,8 @@ class Row:
 
     def label(self) -> str:
         return f"{self.backend_id} {self.version} on {self.device or 'default device'}" + (
-            f" vs {self.versus}" if self.against else "")
+            f" vs {self.versus}" if self.against else ""
+        )
 
 
 def version_order(version: str) -> tuple:
@@ -101,7 +114,7 @@ def version_order(version: str) -> tuple:
 class Cell:
     run_id: str
     divergences: list[Divergence] = field(default_factory=list)
-    cases: dict = field(default_factory=dict)       # op -> cases checked
+    cases: dict = field(default_factory=dict)  # op -> cases checked
     table_ops: dict = field(default_factory=dict)  # table its specs feed -> operations they checked
     unsupported: dict = field(default_factory=dict)  # operation -> the adapter's reason
 
@@ -117,12 +130,18 @@ class Data:
     def __init__(self, connection: sqlite3.Connection):
         self.db = connection
         self.runs = {}
-        for run_id, started, meta in connection.execute("SELECT run_id, started, meta FROM runs ORDER BY started, run_id"):
-            self.runs[run_id] = {"run_id": run_id, "started": started, "meta": json.loads(meta) if meta else None}
+        for run_id, started, meta in connection.execute(
+            "SELECT run_id, started, meta FROM runs ORDER BY started, run_id"
+        ):
+            self.runs[run_id] = {
+                "run_id": run_id,
+                "started": started,
+                "meta": json.loads(meta) if meta else None,
+            }
         self.order = {run_id: i for i, run_id in enumerate(self.runs)}
         self.rows: dict[tuple, Row] = {}
-        self.cells: dict[tuple, Cell] = {}        # (row key, family) -> Cell of the latest run
-        self.previous: dict[tuple, str] = {}      # (row key, family) -> the run before it
+        self.cells: dict[tuple, Cell] = {}  # (row key, family) -> Cell of the latest run
+        self.previous: dict[tuple, str] = {}  # (row key, family) -> the run before it
         self._load_cells()
 
     @staticmethod
@@ -134,7 +153,8 @@ class Data:
         covered = defaultdict(set)  # (row key, family) -> runs
         found = self.db.execute(
             "SELECT DISTINCT run_id, backend_id, backend_version, device, reference, family, backend_name, "
-            "backend_config FROM records WHERE type IN ('divergence', 'checks')").fetchall()
+            "backend_config FROM records WHERE type IN ('divergence', 'checks')"
+        ).fetchall()
         # every case of a device param is also compared with the backend's reference device,
         # named by the records of such divergences (checks records name NumPy)
         self.reference_devices = {(row[1], row[3]): row[4] for row in found if row[4].startswith("device:")}
@@ -153,12 +173,25 @@ class Data:
             key = (d.backend_id, d.version, d.device, self.against(d.reference))
             if (d.run_id, *key, d.family) in wanted:
                 self.cells[(key, d.family)].divergences.append(d)
-        for run_id, backend_id, version, device, reference, family, tables, unsupported, op, n in self.db.execute(
-                f"SELECT r.run_id, r.backend_id, r.backend_version, r.device, r.reference, r.family, r.tables, "
-                f"r.unsupported, j.key, sum(j.value) FROM records r LEFT JOIN json_each(r.cases) j "
-                f"WHERE r.type = 'checks' "  # LEFT: a spec whose only operation is unsupported checked none
-                f"AND r.run_id IN ({marks(runs)}) GROUP BY r.run_id, r.backend_id, r.backend_version, r.device, "
-                f"r.reference, r.family, r.spec, j.key", runs):
+        for (
+            run_id,
+            backend_id,
+            version,
+            device,
+            reference,
+            family,
+            tables,
+            unsupported,
+            op,
+            n,
+        ) in self.db.execute(
+            f"SELECT r.run_id, r.backend_id, r.backend_version, r.device, r.reference, r.family, r.tables, "
+            f"r.unsupported, j.key, sum(j.value) FROM records r LEFT JOIN json_each(r.cases) j "
+            f"WHERE r.type = 'checks' "  # LEFT: a spec whose only operation is unsupported checked none
+            f"AND r.run_id IN ({marks(runs)}) GROUP BY r.run_id, r.backend_id, r.backend_version, r.device, "
+            f"r.reference, r.family, r.spec, j.key",
+            runs,
+        ):
             for key in self.keys_of(backend_id, version, device, reference):
                 if (run_id, *key, family) in wanted:
                     cell = self.cells[(key, family)]
@@ -168,7 +201,9 @@ class Data:
                             cell.table_ops.setdefault(table, set()).add(op)
                     cell.unsupported.update(json.loads(unsupported) if unsupported else {})
         for cell in self.cells.values():
-            cell.divergences.sort(key=lambda d: (d.status != "new", d.op, d.kind, d.inputs, d.expected, d.actual))
+            cell.divergences.sort(
+                key=lambda d: (d.status != "new", d.op, d.kind, d.inputs, d.expected, d.actual)
+            )
 
     def keys_of(self, backend_id: str, version: str, device: str | None, reference: str) -> list[tuple]:
         """The matrix rows a record counts in: its own, and for a device param's record
@@ -180,8 +215,14 @@ class Data:
             return [key]
         keys = [key]
         if device is not None:
-            keys.append((backend_id, version, device,
-                         self.reference_devices.get((backend_id, device), "device:its reference device")))
+            keys.append(
+                (
+                    backend_id,
+                    version,
+                    device,
+                    self.reference_devices.get((backend_id, device), "device:its reference device"),
+                )
+            )
         if "~" in backend_id:
             keys.append((backend_id, version, device, "mode:eager"))
         return keys
@@ -190,36 +231,52 @@ class Data:
         """The distinct divergences of each of these runs (all runs by default), aggregated
         as the report aggregates them."""
         where = "" if runs is None else f" AND run_id IN ({marks(runs)})"
-        rows = self.db.execute(f"SELECT run_id, {', '.join(KEY_FIELDS)}, count, id, status, known, backend_version, "
-                               f"tables FROM records WHERE type = 'divergence'{where} ORDER BY id", runs or [])
+        rows = self.db.execute(
+            f"SELECT run_id, {', '.join(KEY_FIELDS)}, count, id, status, known, backend_version, "
+            f"tables FROM records WHERE type = 'divergence'{where} ORDER BY id",
+            runs or [],
+        )
         per_run = defaultdict(list)
         for row in rows:
-            per_run[row[0]].append(Divergence(row[0], Key(*row[1:10]), *row[10:-1], tables=tables_of(row[-1])))
+            per_run[row[0]].append(
+                Divergence(row[0], Key(*row[1:10]), *row[10:-1], tables=tables_of(row[-1]))
+            )
         return [d for found in per_run.values() for d in aggregate.distinct(found)]
 
     def observations(self) -> list[tuple]:
         """(run, survey, row, value, backend id, version, device, backend name) of every observation record."""
-        return self.db.execute("SELECT run_id, survey, survey_row, survey_value, backend_id, backend_version, device, "
-                               "backend_name FROM records WHERE type = 'observation'").fetchall()
+        return self.db.execute(
+            "SELECT run_id, survey, survey_row, survey_value, backend_id, backend_version, device, "
+            "backend_name FROM records WHERE type = 'observation'"
+        ).fetchall()
 
     def coverage(self) -> list[tuple[str, str, str | None, dict]]:
         """(run, backend id, device, kernel counts) of every coverage record."""
-        return [(run_id, backend_id, device, json.loads(ops)) for run_id, backend_id, device, ops in self.db.execute(
-            "SELECT run_id, backend_id, device, json_extract(body, '$.ops') FROM records JOIN bodies USING (digest) "
-            "WHERE type = 'coverage'")]
+        return [
+            (run_id, backend_id, device, json.loads(ops))
+            for run_id, backend_id, device, ops in self.db.execute(
+                "SELECT run_id, backend_id, device, json_extract(body, '$.ops') FROM records JOIN bodies USING (digest) "
+                "WHERE type = 'coverage'"
+            )
+        ]
 
     def versions_run(self) -> dict[tuple[str, str], list[str]]:
         """(backend id, version) -> the runs that checked it."""
         found = defaultdict(list)
         for run_id, backend_id, version in self.db.execute(
-                "SELECT DISTINCT run_id, backend_id, backend_version FROM records WHERE type IN ('divergence', 'checks')"):
+            "SELECT DISTINCT run_id, backend_id, backend_version FROM records WHERE type IN ('divergence', 'checks')"
+        ):
             found[(backend_id, version)].append(run_id)
         return found
 
     def fixed(self) -> list[aggregate.Fixed]:
         """Registry entries whose replayed examples no longer diverge on a backend version."""
-        return aggregate.fixed((aggregate.Fixed(*row[:5]), row[5]) for row in self.db.execute(
-            "SELECT known, backend_id, backend_name, backend_version, device, status FROM records WHERE type = 'replay'"))
+        return aggregate.fixed(
+            (aggregate.Fixed(*row[:5]), row[5])
+            for row in self.db.execute(
+                "SELECT known, backend_id, backend_name, backend_version, device, status FROM records WHERE type = 'replay'"
+            )
+        )
 
     def record_count(self) -> int:
         return self.db.execute("SELECT count(*) FROM records").fetchone()[0]
@@ -227,16 +284,25 @@ class Data:
     def bodies(self, ids: list[int]) -> dict[int, dict]:
         found = {}
         for start in range(0, len(ids), 500):
-            chunk = ids[start:start + 500]
+            chunk = ids[start : start + 500]
             for record_id, body in self.db.execute(
-                    f"SELECT id, body FROM records JOIN bodies USING (digest) WHERE id IN ({marks(chunk)})", chunk):
+                f"SELECT id, body FROM records JOIN bodies USING (digest) WHERE id IN ({marks(chunk)})", chunk
+            ):
                 found[record_id] = json.loads(body)
         return found
 
     def rows_of(self, view: str) -> list[Row]:
         """The rows of one view's matrix (one of VIEWS)."""
-        return sorted((r for r in self.rows.values() if r.view == view),
-                      key=lambda r: (r.name != "numpy", r.backend_id, r.device or "", r.against, version_order(r.version)))
+        return sorted(
+            (r for r in self.rows.values() if r.view == view),
+            key=lambda r: (
+                r.name != "numpy",
+                r.backend_id,
+                r.device or "",
+                r.against,
+                version_order(r.version),
+            ),
+        )
 
     def version_groups(self, view: str = "") -> list[list[Row]]:
         """Rows that are versions of one backend (with config) on one device, for each such

@@ -33,14 +33,23 @@ class Written:
     bytes: int = 0
 
 
-NAV = (("index.html", "Matrix"), ("versions.html", "Versions"), ("promotion.html", "Promotion"),
-       ("surveys.html", "Surveys"), ("accuracy.html", "Accuracy"), ("devices.html", "Devices"),
-       ("modes.html", "Execution modes"), ("history.html", "History"))
+NAV = (
+    ("index.html", "Matrix"),
+    ("versions.html", "Versions"),
+    ("promotion.html", "Promotion"),
+    ("surveys.html", "Surveys"),
+    ("accuracy.html", "Accuracy"),
+    ("devices.html", "Devices"),
+    ("modes.html", "Execution modes"),
+    ("history.html", "History"),
+)
 
-COPY_SCRIPT = ("<script>function copyRepro(b){var t=document.getElementById('repro').textContent,"
-               "d=function(){b.textContent='Copied'};if(navigator.clipboard)navigator.clipboard.writeText(t).then(d);"
-               "else{var a=document.createElement('textarea');a.value=t;document.body.appendChild(a);a.select();"
-               "document.execCommand('copy');a.remove();d()}}</script>")
+COPY_SCRIPT = (
+    "<script>function copyRepro(b){var t=document.getElementById('repro').textContent,"
+    "d=function(){b.textContent='Copied'};if(navigator.clipboard)navigator.clipboard.writeText(t).then(d);"
+    "else{var a=document.createElement('textarea');a.value=t;document.body.appendChild(a);a.select();"
+    "document.execCommand('copy');a.remove();d()}}</script>"
+)
 
 
 class Site:
@@ -51,11 +60,15 @@ class Site:
     def page(self, path: str, title: str, body: str, here: str = "", script: str = "") -> None:
         depth = path.count("/")
         up = "../" * depth
-        nav = "".join(f'<a href="{up}{href}"{" class=here" if href == here else ""}>{label}</a>' for href, label in NAV)
-        text = (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
-                f'<meta name="viewport" content="width=device-width, initial-scale=1">'
-                f'<title>{e(title)} · compat</title><link rel="stylesheet" href="{up}style.css">{script}</head>\n'
-                f'<body><nav>{nav}</nav><main>\n{body}\n</main></body></html>\n')
+        nav = "".join(
+            f'<a href="{up}{href}"{" class=here" if href == here else ""}>{label}</a>' for href, label in NAV
+        )
+        text = (
+            f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+            f'<meta name="viewport" content="width=device-width, initial-scale=1">'
+            f'<title>{e(title)} · compat</title><link rel="stylesheet" href="{up}style.css">{script}</head>\n'
+            f"<body><nav>{nav}</nav><main>\n{body}\n</main></body></html>\n"
+        )
         data = text.encode("utf-8")
         target = self.out / path
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -67,27 +80,38 @@ class Site:
 def table(headers: list[str], rows: list[list[str]], cls: str = "") -> str:
     """Headers and cells are HTML already."""
     head = "".join(f"<th>{h}</th>" for h in headers)
-    body = "\n".join("<tr>" + "".join(c if c.startswith("<td") or c.startswith("<th") else f"<td>{c}</td>" for c in row)
-                     + "</tr>" for row in rows)
-    return f'<table{f" class={cls}" if cls else ""}><thead><tr>{head}</tr></thead><tbody>\n{body}\n</tbody></table>'
+    body = "\n".join(
+        "<tr>"
+        + "".join(c if c.startswith("<td") or c.startswith("<th") else f"<td>{c}</td>" for c in row)
+        + "</tr>"
+        for row in rows
+    )
+    return f"<table{f' class={cls}' if cls else ''}><thead><tr>{head}</tr></thead><tbody>\n{body}\n</tbody></table>"
 
 
 def facts_table(facts: list[tuple[str, str]]) -> str:
     """A two-column table of name and value (HTML)."""
-    return "<table><tbody>\n" + "\n".join(f"<tr><th>{name}</th><td>{value}</td></tr>" for name, value in facts) + \
-        "\n</tbody></table>"
+    return (
+        "<table><tbody>\n"
+        + "\n".join(f"<tr><th>{name}</th><td>{value}</td></tr>" for name, value in facts)
+        + "\n</tbody></table>"
+    )
 
 
 def when(started: str) -> str:
     return started.replace("T", " ").replace("+00:00", " UTC")[:23]
 
 
-LEGEND = ('<p class=legend><span class=new>red: new</span><span class=known>amber: known only</span>'
-          '<span class=clean>green: checked, no divergence</span><span class=notrun>grey: not run</span></p>')
+LEGEND = (
+    "<p class=legend><span class=new>red: new</span><span class=known>amber: known only</span>"
+    "<span class=clean>green: checked, no divergence</span><span class=notrun>grey: not run</span></p>"
+)
 
 
 def capped_note(shown: int, total: int, what: str) -> str:
     if total <= shown:
         return ""
-    return (f'<p class=cap>Showing the first {shown} of {total} {what} (new ones first): the dashboard caps its lists '
-            f'to stay small. <code>python -m compat report --all</code> lists every one.</p>')
+    return (
+        f"<p class=cap>Showing the first {shown} of {total} {what} (new ones first): the dashboard caps its lists "
+        f"to stay small. <code>python -m compat report --all</code> lists every one.</p>"
+    )

@@ -16,7 +16,9 @@ class PluginDevices:
 
     names: ClassVar[tuple[str, ...]] = ()  # the devices it adds, checked by default
     faults: ClassVar[dict[str, str]] = {}  # fault name -> what goes wrong, for the self-test
-    fatal_faults: ClassVar[dict[str, str]] = {}  # faults that kill or stall the process: never switched on by "all"
+    fatal_faults: ClassVar[
+        dict[str, str]
+    ] = {}  # faults that kill or stall the process: never switched on by "all"
     # share of each spec's examples a default run checks on these devices (None: --device-examples' default),
     # lower for devices whose kernels are the reference device's own, and the reason why
     examples_share: ClassVar[float | None] = None

@@ -44,7 +44,10 @@ class TensorflowApu(CompiledPlugin):
     names = ("APU:0",)
     modes = ("function",)  # tf.function on the APU: a graph runs its kernels on executor threads
     module, prefix = "compat.devices.tensorflow_apu", "APU"
-    loader_lines = ("from compat.devices import tensorflow_apu", "tensorflow_apu.load()  # compat's reference APU device")
+    loader_lines = (
+        "from compat.devices import tensorflow_apu",
+        "tensorflow_apu.load()  # compat's reference APU device",
+    )
 
     def prepare(self, load=True):
         path = self.plugin.build()
@@ -61,7 +64,10 @@ class TorchApu(CompiledPlugin):
 
     names = ("apu:0",)
     module, prefix = "compat.devices.torch_apu", "apu"
-    loader_lines = ("from compat.devices import torch_apu", "torch_apu.load()  # compat's reference apu device")
+    loader_lines = (
+        "from compat.devices import torch_apu",
+        "torch_apu.load()  # compat's reference apu device",
+    )
 
     def prepare(self, load=True):
         self.plugin.load() if load else self.plugin.build()

@@ -86,15 +86,18 @@ def _compile_command(package: Path, output: Path) -> list[str]:
 
 def _first_error(output: str) -> str:
     lines = [line.strip() for line in output.splitlines() if line.strip()]
-    return next((line for line in lines if re.search(r"\berror\b", line)), lines[-1] if lines else "no output")
+    return next(
+        (line for line in lines if re.search(r"\berror\b", line)), lines[-1] if lines else "no output"
+    )
 
 
 def build(cache_dir: Path | None = None, force: bool = False) -> Path:
     """Compile the plug-in unless this source is built for this TensorFlow; return the .so."""
     package, version = _tensorflow()
-    if not (package / "include/tensorflow/c/kernels.h").is_file() or not (
-        package / "libtensorflow_framework.so.2"
-    ).is_file():
+    if (
+        not (package / "include/tensorflow/c/kernels.h").is_file()
+        or not (package / "libtensorflow_framework.so.2").is_file()
+    ):
         raise DeviceBuildError(f"cannot build the APU device: no C API headers or library in {package}")
     if shutil.which("g++") is None:
         raise DeviceBuildError("cannot build the APU device: g++ is not on PATH")
@@ -112,7 +115,9 @@ def build(cache_dir: Path | None = None, force: bool = False) -> Path:
         try:
             proc = subprocess.run(_compile_command(package, Path(scratch)), capture_output=True, text=True)
             if proc.returncode != 0:
-                raise DeviceBuildError(f"cannot build the APU device: {_first_error(proc.stderr + proc.stdout)}")
+                raise DeviceBuildError(
+                    f"cannot build the APU device: {_first_error(proc.stderr + proc.stdout)}"
+                )
             os.replace(scratch, library)
         finally:
             Path(scratch).unlink(missing_ok=True)
@@ -122,7 +127,9 @@ def build(cache_dir: Path | None = None, force: bool = False) -> Path:
 # The plug-in rejects bad settings too, but TensorFlow aborts the process then.
 def _check_fault(name: str | None, where: str = "") -> None:
     if name and name not in FAULTS and name not in FATAL_FAULTS:
-        raise ValueError(f"unknown APU fault {name!r}{where}; known faults: {', '.join([*FAULTS, *FATAL_FAULTS])}")
+        raise ValueError(
+            f"unknown APU fault {name!r}{where}; known faults: {', '.join([*FAULTS, *FATAL_FAULTS])}"
+        )
 
 
 def _check_devices(devices: object, where: str = "") -> None:

@@ -103,7 +103,9 @@ def build(cache_dir: Path | None = None, force: bool = False) -> Path:
                 text=True,
             )
             if proc.returncode != 0:
-                raise DeviceBuildError(f"cannot build the apu device: {_first_error(proc.stdout + proc.stderr)}")
+                raise DeviceBuildError(
+                    f"cannot build the apu device: {_first_error(proc.stdout + proc.stderr)}"
+                )
             if library.parent.exists():
                 shutil.rmtree(library.parent)
             scratch.rename(library.parent)
@@ -176,7 +178,9 @@ def load(devices: int | None = None, fault: str | None = None, seed: int = 0) ->
         _ext = ext
         atexit.register(_release_autograd_threads)
     elif devices is not None and devices != _ext.device_count():
-        raise RuntimeError(f"apu is loaded with {_ext.device_count()} devices; the count is fixed per process")
+        raise RuntimeError(
+            f"apu is loaded with {_ext.device_count()} devices; the count is fixed per process"
+        )
     if fault is not None:
         set_fault(fault, seed)
 

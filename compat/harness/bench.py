@@ -52,7 +52,10 @@ class Meter:
             return (yield)
         finally:
             if isinstance(checker, Checker):
-                key = (checker.backend_info.row + (f"@{checker.device}" if checker.device else ""), checker.family)
+                key = (
+                    checker.backend_info.row + (f"@{checker.device}" if checker.device else ""),
+                    checker.family,
+                )
                 self.wall[key] += time.perf_counter() - start
                 self.framework[key] += checker.framework_seconds
                 self.checker[key] += checker.seconds
@@ -65,16 +68,40 @@ def measure(name: str) -> list[tuple]:
     meter = Meter()
     output = io.StringIO()
     with tempfile.TemporaryDirectory() as results, contextlib.redirect_stdout(output):
-        status = pytest.main([SPECS, "-q", "-p", "no:xdist", "--no-compat-supervisor", "-p", "no:cacheprovider",
-                              "-W", "ignore::pytest.PytestAssertRewriteWarning", "--compat-mode", "report",
-                              "--compat-results", results, "--backends", name], plugins=[meter])
+        status = pytest.main(
+            [
+                SPECS,
+                "-q",
+                "-p",
+                "no:xdist",
+                "--no-compat-supervisor",
+                "-p",
+                "no:cacheprovider",
+                "-W",
+                "ignore::pytest.PytestAssertRewriteWarning",
+                "--compat-mode",
+                "report",
+                "--compat-results",
+                results,
+                "--backends",
+                name,
+            ],
+            plugins=[meter],
+        )
     if status not in (0, 5):
         sys.stderr.write(output.getvalue())
         raise SystemExit(int(status))
-    return [(row, family, meter.cases[row, family], meter.wall[row, family],
-             1 - meter.framework[row, family] / meter.wall[row, family],
-             (meter.checker[row, family] - meter.framework[row, family]) / meter.wall[row, family])
-            for row, family in sorted(meter.wall)]
+    return [
+        (
+            row,
+            family,
+            meter.cases[row, family],
+            meter.wall[row, family],
+            1 - meter.framework[row, family] / meter.wall[row, family],
+            (meter.checker[row, family] - meter.framework[row, family]) / meter.wall[row, family],
+        )
+        for row, family in sorted(meter.wall)
+    ]
 
 
 def main(backends: str | None) -> int:
@@ -93,8 +120,12 @@ def main(backends: str | None) -> int:
             runs = []
             for phase in ("cold", "warm"):
                 print(f"compat bench: {name}, {phase} ...", file=sys.stderr, flush=True)
-                child = subprocess.run([sys.executable, "-m", "compat.harness.bench", name], env=env,
-                                       stdout=subprocess.PIPE, text=True)
+                child = subprocess.run(
+                    [sys.executable, "-m", "compat.harness.bench", name],
+                    env=env,
+                    stdout=subprocess.PIPE,
+                    text=True,
+                )
                 if child.returncode != 0:
                     return child.returncode
                 runs.append(json.loads(child.stdout.strip().splitlines()[-1]))
@@ -103,13 +134,19 @@ def main(backends: str | None) -> int:
             warm_cases, warm, overhead, own = warm_of.get((row, family), (0, float("nan"), 0.0, 0.0))
             rows.append((row, family, cases, cold, cases / cold, warm, warm_cases / warm, overhead, own))
     print()
-    print(f"{'row':<22} {'family':<14} {'examples':>9} {'cold s':>7} {'cold ex/s':>10} {'warm s':>7} "
-          f"{'warm ex/s':>10} {'overhead':>9} {'= compat':>9} {'+ hypothesis/pytest':>20}")
+    print(
+        f"{'row':<22} {'family':<14} {'examples':>9} {'cold s':>7} {'cold ex/s':>10} {'warm s':>7} "
+        f"{'warm ex/s':>10} {'overhead':>9} {'= compat':>9} {'+ hypothesis/pytest':>20}"
+    )
     for row, family, cases, cold, cold_rate, warm, warm_rate, overhead, own in rows:
-        print(f"{row:<22} {family:<14} {cases:>9} {cold:>7.1f} {cold_rate:>10.0f} {warm:>7.1f} {warm_rate:>10.0f} "
-              f"{overhead:>8.0%} {own:>9.0%} {overhead - own:>20.0%}")
-    print("\noverhead (warm run): the share of wall time outside framework calls, split into compat's own code "
-          "and the rest")
+        print(
+            f"{row:<22} {family:<14} {cases:>9} {cold:>7.1f} {cold_rate:>10.0f} {warm:>7.1f} {warm_rate:>10.0f} "
+            f"{overhead:>8.0%} {own:>9.0%} {overhead - own:>20.0%}"
+        )
+    print(
+        "\noverhead (warm run): the share of wall time outside framework calls, split into compat's own code "
+        "and the rest"
+    )
     return 0
 
 

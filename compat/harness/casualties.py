@@ -81,7 +81,9 @@ def summary(run_directory: Path) -> str:
     found = every(run_directory)
     if not found:
         return ""
-    lines = [f"casualties: {len(found)} spec(s) killed their test process; each ran again with its calls isolated"]
+    lines = [
+        f"casualties: {len(found)} spec(s) killed their test process; each ran again with its calls isolated"
+    ]
     for casualty in found:
         again = " (died again: not run a third time)" if casualty.attempts > 1 else ""
         lines.append(f"  {casualty.spec}: {casualty.cause}, {casualty.message}{again}")

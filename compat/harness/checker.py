@@ -55,19 +55,33 @@ class Session:
 class Checker(Surveys):
     """What a spec talks to: ``xp.check("add", x, y)``."""
 
-    def __init__(self, backend: Adapter, family: str, spec: str, session: Session, device: str | None = None,
-                 reference_device: str | None = None, mode: str = "eager", share: float = 1.0, fault: str | None = None,
-                 casualty: Casualty | None = None):
+    def __init__(
+        self,
+        backend: Adapter,
+        family: str,
+        spec: str,
+        session: Session,
+        device: str | None = None,
+        reference_device: str | None = None,
+        mode: str = "eager",
+        share: float = 1.0,
+        fault: str | None = None,
+        casualty: Casualty | None = None,
+    ):
         self.backend = backend
         self.session = session
         self.reference = session.reference
         self.registry = session.registry
         # a device under test is also compared with the backend on its reference device
-        self.on_reference_device = OnDevice(backend, reference_device or backend.reference_device) if device else None
+        self.on_reference_device = (
+            OnDevice(backend, reference_device or backend.reference_device) if device else None
+        )
         # an execution mode besides eager is also compared with the same backend's eager result
         self.mode = mode
         self.in_eager_mode = InMode(backend, "eager") if mode != "eager" else None
-        self.gradient_reference = session.gradient_reference if session.gradient_reference is not backend else None
+        self.gradient_reference = (
+            session.gradient_reference if session.gradient_reference is not backend else None
+        )
         self.finite_differences = FiniteDifferences()
         self.family = family
         self.share = share  # of exhaustive tables: see sample()
@@ -78,7 +92,9 @@ class Checker(Surveys):
         self.casualty = casualty
         self.backend_info = backend_info(backend)
         if fault:
-            self.backend_info = replace(self.backend_info, config={**self.backend_info.config, "fault": fault})
+            self.backend_info = replace(
+                self.backend_info, config={**self.backend_info.config, "fault": fault}
+            )
         if mode != "eager":
             self.backend_info = replace(self.backend_info, config={**self.backend_info.config, "mode": mode})
         self.cases: Counter[str] = Counter()
@@ -93,8 +109,12 @@ class Checker(Surveys):
         self.replays: list[tuple[str, Case, str]] = []  # registry examples replayed: (entry, case, status)
         self.unsupported: dict[str, str] = {}  # operation -> the reason the backend's adapter declares
         self.references_lost: set[tuple[str, str, str]] = set()  # (operation, reference, how): noted once
-        self.unstable: set[tuple[str, str]] = set()  # survey cells of errors a second call did not raise again
-        self.hung: set[tuple[str, str]] = set()  # (adapter, operation) that hung in a child: it gets less time now
+        self.unstable: set[tuple[str, str]] = (
+            set()
+        )  # survey cells of errors a second call did not raise again
+        self.hung: set[tuple[str, str]] = (
+            set()
+        )  # (adapter, operation) that hung in a child: it gets less time now
         self.seconds = 0.0  # wall time in the @timed methods, framework calls included (for the benchmark)
         self.framework_seconds = 0.0  # of which inside adapter calls
 
@@ -105,7 +125,7 @@ class Checker(Surveys):
         check the other rows."""
         rows = list(table)
         step = max(1, min(round(1 / self.share), len(rows) // 5))
-        return rows[self.session.seed % step::step]
+        return rows[self.session.seed % step :: step]
 
     @property
     def reference_name(self) -> str:
@@ -121,8 +141,14 @@ class Checker(Surveys):
             isolated = self.casualty is not None and adapter is not self.reference
             if isolated or adapter.isolate(case.op, case.args, mode):
                 hung = (adapter.spec, case.op) in self.hung
-                outcome = self.session.isolation.run(adapter, case, device, (self.fault, self.session.seed), mode,
-                                                     limit=min(HUNG_AGAIN, self.session.isolation.call_limit) if hung else None)
+                outcome = self.session.isolation.run(
+                    adapter,
+                    case,
+                    device,
+                    (self.fault, self.session.seed),
+                    mode,
+                    limit=min(HUNG_AGAIN, self.session.isolation.call_limit) if hung else None,
+                )
                 if outcome.error_category == "timeout":
                     self.hung.add((adapter.spec, case.op))
                 return outcome
@@ -132,7 +158,9 @@ class Checker(Surveys):
                 note.begin(case, adapter.spec, device)
             try:
                 # eager as the protocol had it before modes (adapters that override call keep working)
-                return adapter.call(case.op, args, case.kwargs, device, **({"mode": mode} if mode != "eager" else {}))
+                return adapter.call(
+                    case.op, args, case.kwargs, device, **({"mode": mode} if mode != "eager" else {})
+                )
             finally:
                 if note is not None:
                     note.end()
@@ -184,7 +212,10 @@ class Checker(Surveys):
         if reason is None:
             return None
         self.unsupported[op] = reason
-        return Outcome(error=UnsupportedOperation(f"{self.backend.id} has no {op}: {reason}"), error_category="unsupported")
+        return Outcome(
+            error=UnsupportedOperation(f"{self.backend.id} has no {op}: {reason}"),
+            error_category="unsupported",
+        )
 
     def requires(self, op: str) -> None:
         """Skip the spec (the operation counted as unsupported) where the backend declares ``op`` unsupported."""
@@ -222,11 +253,17 @@ class Checker(Surveys):
         case = Case(op, args, kwargs, exact=exact)
         self.count_example()
         expected = self.expected_of(case)
-        actual = self.settled(case, expected, self.call(self.backend, case, self.device, self.mode),
-                              lambda c: self.call(self.backend, c, self.device, self.mode))
+        actual = self.settled(
+            case,
+            expected,
+            self.call(self.backend, case, self.device, self.mode),
+            lambda c: self.call(self.backend, c, self.device, self.mode),
+        )
         self.cases[op] += 1
         allowed = oracle.bound(op, args, kwargs)
-        mismatches = self.without_consequences(case, actual, oracle.compare(expected, actual, allowed, case.exact), allowed)
+        mismatches = self.without_consequences(
+            case, actual, oracle.compare(expected, actual, allowed, case.exact), allowed
+        )
         mismatches = as_flush_to_zero(self.expected_of, case, expected, actual, mismatches, allowed)
         if self.on_reference_device is not None:  # first: what a device team asks
             self.compare_devices(case, actual)
@@ -241,18 +278,26 @@ class Checker(Surveys):
         """The device under test against the reference device, in the same execution mode (what a
         mode changes is compare_modes' to judge)."""
         placement = self.backend.placement_on(self.on_reference_device.device)
-        self.judge_against_itself(case, self.on_reference_device, actual,
-                                  lambda c: self.call(self.backend, c, placement, self.mode))
+        self.judge_against_itself(
+            case, self.on_reference_device, actual, lambda c: self.call(self.backend, c, placement, self.mode)
+        )
 
     def compare_modes(self, case: Case, actual: Outcome, truth: Outcome | None = None) -> None:
         """The execution mode against the same backend's eager result. A compiler may fuse and
         reassociate a program: its gradients then agree with eager within twice the tolerance
         each has against the ``truth`` (finite differences), as two frameworks' do."""
-        self.judge_against_itself(case, self.in_eager_mode, actual, lambda c: self.call(self.backend, c, self.device),
-                                  truth)
+        self.judge_against_itself(
+            case, self.in_eager_mode, actual, lambda c: self.call(self.backend, c, self.device), truth
+        )
 
-    def judge_against_itself(self, case: Case, reference: OnDevice | InMode, actual: Outcome, outcome_of,
-                             truth: Outcome | None = None) -> None:
+    def judge_against_itself(
+        self,
+        case: Case,
+        reference: OnDevice | InMode,
+        actual: Outcome,
+        outcome_of,
+        truth: Outcome | None = None,
+    ) -> None:
         """The backend against itself elsewhere (another device, eager; ``outcome_of`` runs a
         case there): bit for bit (a copy or an elementwise kernel has no excuse; NaN payloads
         aside), within the oracle's bound for operations whose rounding depends on summation
@@ -281,8 +326,13 @@ class Checker(Surveys):
         what = f"{outcome.error_category}: {first_line(outcome.error)}"
         if (case.op, reference.id, what) not in self.references_lost:
             self.references_lost.add((case.op, reference.id, what))
-            self.observations.append(("reference lost", f"{case.op} vs {reference.id}",
-                                      f"{what}; judged against NumPy alone; e.g. {case.call()}"))
+            self.observations.append(
+                (
+                    "reference lost",
+                    f"{case.op} vs {reference.id}",
+                    f"{what}; judged against NumPy alone; e.g. {case.call()}",
+                )
+            )
         return True
 
     def settled(self, case: Case, other: Outcome, outcome: Outcome, again) -> Outcome:
@@ -292,7 +342,11 @@ class Checker(Surveys):
         call after one that left an exception pending, tensorflow#75400), and is not judged.
         The survey table "unstable errors" shows it. A crash or hang is not called again."""
         category = outcome.error_category
-        if not outcome.raised or category in LOST or category == (other.error_category if other.raised else "ok"):
+        if (
+            not outcome.raised
+            or category in LOST
+            or category == (other.error_category if other.raised else "ok")
+        ):
             return outcome
         second = again(case)
         if second.error_category == category:
@@ -333,18 +387,31 @@ class Checker(Surveys):
             self.compare_devices(case, actual)
         if self.in_eager_mode is not None:
             self.compare_modes(case, actual, truth=expected)
-        self.judge(case, self.finite_differences, expected, actual,
-                   dtype_explains_values(oracle.compare(expected, actual, oracle.PROGRAM)) + self.misplaced(actual))
+        self.judge(
+            case,
+            self.finite_differences,
+            expected,
+            actual,
+            dtype_explains_values(oracle.compare(expected, actual, oracle.PROGRAM)) + self.misplaced(actual),
+        )
         if self.gradient_reference is not None:
             other = self.gradient_reference
             theirs = self.call(other, case)
             if self.lost(case, other, theirs):
                 return actual
             widen(theirs, expected, factor=2)  # two approximations, each within tolerance of the truth
-            self.judge(case, other, theirs, actual, dtype_explains_values(oracle.compare(theirs, actual, oracle.PROGRAM)))
+            self.judge(
+                case,
+                other,
+                theirs,
+                actual,
+                dtype_explains_values(oracle.compare(theirs, actual, oracle.PROGRAM)),
+            )
         return actual
 
-    def judge(self, case: Case, reference: Adapter, expected: Outcome, actual: Outcome, mismatches: list) -> None:
+    def judge(
+        self, case: Case, reference: Adapter, expected: Outcome, actual: Outcome, mismatches: list
+    ) -> None:
         """Count and keep what differs; raise a new divergence inside Hypothesis."""
         if not mismatches:
             return
@@ -366,7 +433,9 @@ class Checker(Surveys):
         error.found = found
         raise error
 
-    def without_consequences(self, case: Case, actual: Outcome, mismatches: list, allowed: oracle.Bound) -> list:
+    def without_consequences(
+        self, case: Case, actual: Outcome, mismatches: list, allowed: oracle.Bound
+    ) -> list:
         """Drop a value mismatch that follows from a dtype mismatch: if NumPy,
         made to compute in the backend's result dtype (``dtype=``), gives the
         backend's values, the values differ only because the dtype does, and
@@ -382,15 +451,29 @@ class Checker(Surveys):
         return [m for m in mismatches if m.kind != "value"]
 
     def key(self, fields: dict) -> records.Key:
-        return records.Key(self.backend_info.row, self.device, fields["reference"], self.family, fields["op"], fields["kind"],
-                           fields["inputs"], fields["expected"], fields["actual"])
+        return records.Key(
+            self.backend_info.row,
+            self.device,
+            fields["reference"],
+            self.family,
+            fields["op"],
+            fields["kind"],
+            fields["inputs"],
+            fields["expected"],
+            fields["actual"],
+        )
 
     def divergence_fields(self, case: Case, mismatch: oracle.Mismatch, reference: Adapter | OnDevice) -> dict:
         """The fields the registry matches on."""
         return {
-            "family": self.family, "op": case.op, "kind": mismatch.kind, "inputs": case.input_tags(),
-            "expected": mismatch.expected, "actual": mismatch.actual,
-            "device": self.device or "", "reference": reference.id,
+            "family": self.family,
+            "op": case.op,
+            "kind": mismatch.kind,
+            "inputs": case.input_tags(),
+            "expected": mismatch.expected,
+            "actual": mismatch.actual,
+            "device": self.device or "",
+            "reference": reference.id,
         }
 
     def results(self, escaped: list[Found]) -> list[tuple[Found, int]]:
@@ -398,7 +481,9 @@ class Checker(Surveys):
         distinct: dict[records.Key, tuple[Found, int]] = {}
         for found in escaped + list(self.kept.values()):
             for index, mismatch in enumerate(found.mismatches):
-                distinct.setdefault(self.key(self.divergence_fields(found.case, mismatch, found.reference)), (found, index))
+                distinct.setdefault(
+                    self.key(self.divergence_fields(found.case, mismatch, found.reference)), (found, index)
+                )
         return list(distinct.values())
 
     def records(self, escaped: list[Found], common: dict, tables: list[str]) -> list[records.Divergence]:
@@ -407,31 +492,42 @@ class Checker(Surveys):
             mismatch, entry = found.mismatches[index], found.known[index]
             fields = self.divergence_fields(found.case, mismatch, found.reference)
             expected, actual = found.outcomes(mismatch)
-            out.append(records.Divergence(
-                **{**common, "reference": found.reference.id},
-                op=found.case.op,
-                kind=mismatch.kind,
-                signature={k: fields[k] for k in ("inputs", "expected", "actual")},
-                expected=expected.to_json(),
-                actual=actual.to_json(),
-                detail=mismatch.detail,
-                example=found.case.example(),
-                reproducer=reproducer(found.case, found.reference, self.backend, self.device, self.mode),
-                count=max(self.seen[self.key(fields)], 1),
-                first_seen_after=self.first_seen.get(self.key(fields), 0),
-                first_example=self.first_example.get(self.key(fields)),
-                known=entry.id if entry else None,
-                status="known" if entry else "new",
-                tables=tables,
-            ))
+            out.append(
+                records.Divergence(
+                    **{**common, "reference": found.reference.id},
+                    op=found.case.op,
+                    kind=mismatch.kind,
+                    signature={k: fields[k] for k in ("inputs", "expected", "actual")},
+                    expected=expected.to_json(),
+                    actual=actual.to_json(),
+                    detail=mismatch.detail,
+                    example=found.case.example(),
+                    reproducer=reproducer(found.case, found.reference, self.backend, self.device, self.mode),
+                    count=max(self.seen[self.key(fields)], 1),
+                    first_seen_after=self.first_seen.get(self.key(fields), 0),
+                    first_example=self.first_example.get(self.key(fields)),
+                    known=entry.id if entry else None,
+                    status="known" if entry else "new",
+                    tables=tables,
+                )
+            )
         return out
 
 
 def backend_info(adapter: Adapter) -> records.Backend:
-    return records.Backend(adapter.name, adapter.id, adapter.version(), dict(adapter.config),
-                           f"{type(adapter).__module__}:{type(adapter).__qualname__}")
+    return records.Backend(
+        adapter.name,
+        adapter.id,
+        adapter.version(),
+        dict(adapter.config),
+        f"{type(adapter).__module__}:{type(adapter).__qualname__}",
+    )
 
 
 def raised(outcome: Outcome) -> str:
     """What a call raised, without the message (which names the example): 'SystemError (other)'; 'ok'."""
-    return f"{error_type(outcome.error).rpartition('.')[2]} ({outcome.error_category})" if outcome.raised else "ok"
+    return (
+        f"{error_type(outcome.error).rpartition('.')[2]} ({outcome.error_category})"
+        if outcome.raised
+        else "ok"
+    )

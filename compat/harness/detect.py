@@ -44,8 +44,11 @@ FAMILIES = ("promotion", "broadcasting", "indexing", "gradients", "placement", "
 # per family: what else its runs need (gradients: the default device only; placement:
 # the devices under test only, compat's reference plug-ins; promotion: the faults' default
 # execution modes, for a rule broken only when a call is traced; the others: eager only)
-FAMILY_OPTIONS = {"gradients": ["--device", "none", "--modes", "none"], "placement": ["--only-devices"],
-                  "promotion": ["--modes", "default"]}
+FAMILY_OPTIONS = {
+    "gradients": ["--device", "none", "--modes", "none"],
+    "placement": ["--only-devices"],
+    "promotion": ["--modes", "default"],
+}
 EAGER_ONLY = ["--modes", "none"]
 
 
@@ -82,8 +85,14 @@ def fault_of(path: str) -> Fault:
     family = getattr(cls, "family", "")
     if family not in FAMILIES:
         raise AdapterError(f"{path} has no family attribute naming one of {', '.join(FAMILIES)}")
-    base = next((c.name for c in cls.__mro__ if adapters.registered().get(getattr(c, "name", "")) ==
-                 f"{c.__module__}:{c.__qualname__}"), None)
+    base = next(
+        (
+            c.name
+            for c in cls.__mro__
+            if adapters.registered().get(getattr(c, "name", "")) == f"{c.__module__}:{c.__qualname__}"
+        ),
+        None,
+    )
     if base is None or base == cls.name:
         raise AdapterError(f"{path} is not built on one of compat's backends ({', '.join(adapters.BUILTIN)})")
     if not cls.is_available():
@@ -108,13 +117,34 @@ def chosen_faults(names: str | None) -> tuple[list[Fault], list[str]]:
     return faults, notes
 
 
-def run_family(family: str, base: str, faults: list[Fault], seed: int, results: Path, registry: Path,
-               extra: list[str]) -> dict[str, Seen]:
+def run_family(
+    family: str, base: str, faults: list[Fault], seed: int, results: Path, registry: Path, extra: list[str]
+) -> dict[str, Seen]:
     """One pytest run of the family's specs under ``seed``: the control and every fault."""
-    command = [sys.executable, "-m", "pytest", str(Path(SPECS) / f"{family}.py"), "-q", "-p", "no:cacheprovider",
-               "--backends", base, *(f"--adapter={f.path}" for f in faults), *FAMILY_OPTIONS.get(family, EAGER_ONLY),
-               "--compat-mode", "report", "--compat-results", str(results), "--compat-registry", str(registry),
-               "--hypothesis-profile", "detect", "--hypothesis-seed", str(seed), *extra]
+    command = [
+        sys.executable,
+        "-m",
+        "pytest",
+        str(Path(SPECS) / f"{family}.py"),
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        "--backends",
+        base,
+        *(f"--adapter={f.path}" for f in faults),
+        *FAMILY_OPTIONS.get(family, EAGER_ONLY),
+        "--compat-mode",
+        "report",
+        "--compat-results",
+        str(results),
+        "--compat-registry",
+        str(registry),
+        "--hypothesis-profile",
+        "detect",
+        "--hypothesis-seed",
+        str(seed),
+        *extra,
+    ]
     process = subprocess.run(command, capture_output=True, text=True)
     names = [base] + [f.name for f in faults]
     if process.returncode not in (0, 1, 5):  # 1: a harness error in a spec; 5: -k selected nothing
@@ -138,14 +168,18 @@ class Row:
     family: str
     caught: int = 0  # seeds
     judged: int = 0  # seeds whose run could judge it
-    examples: list[int] = field(default_factory=list)  # per catching seed: examples until the first divergence
+    examples: list[int] = field(
+        default_factory=list
+    )  # per catching seed: examples until the first divergence
     specs: Counter = field(default_factory=Counter)
     kinds: Counter = field(default_factory=Counter)
     divergences: int = 0  # control rows: divergences shown under all seeds
     problems: list[str] = field(default_factory=list)
 
 
-def judge(rows: dict[tuple[str, str], Row], family: str, base: str, faults: list[Fault], seen: dict[str, Seen]) -> None:
+def judge(
+    rows: dict[tuple[str, str], Row], family: str, base: str, faults: list[Fault], seen: dict[str, Seen]
+) -> None:
     control = seen[base]
     row = rows[(family, base)]
     if control.problem:
@@ -172,8 +206,13 @@ def judge(rows: dict[tuple[str, str], Row], family: str, base: str, faults: list
             row.kinds.update({kind for _, kind, _ in new})
 
 
-def main(seeds: int = 10, first_seed: int = 0, names: str | None = None, jobs: int = 2,
-         extra: list[str] | None = None) -> int:
+def main(
+    seeds: int = 10,
+    first_seed: int = 0,
+    names: str | None = None,
+    jobs: int = 2,
+    extra: list[str] | None = None,
+) -> int:
     faults, notes = chosen_faults(names)
     for note in notes:
         print(f"compat detect: {note}", file=sys.stderr)
@@ -189,23 +228,39 @@ def main(seeds: int = 10, first_seed: int = 0, names: str | None = None, jobs: i
         rows[(family, base)] = Row(None, base, family)
         rows.update({(family, f.name): Row(f, f.name, family) for f in members})
     all_seeds = list(range(first_seed, first_seed + seeds))
-    print(f"compat detect: {len(faults)} fault(s) in {len(groups)} family run(s) x {seeds} seed(s) "
-          f"({first_seed}..{all_seeds[-1]}), {jobs} at a time ...", file=sys.stderr)
+    print(
+        f"compat detect: {len(faults)} fault(s) in {len(groups)} family run(s) x {seeds} seed(s) "
+        f"({first_seed}..{all_seeds[-1]}), {jobs} at a time ...",
+        file=sys.stderr,
+    )
     start = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="compat-detect-") as scratch:
         registry = Path(scratch) / "empty-registry.toml"
         registry.write_text("# detect: no divergence is known\n")
         with ThreadPoolExecutor(max_workers=jobs) as pool:
-            futures = {pool.submit(run_family, family, base, members, seed,
-                                   Path(scratch) / f"{family}-{base}-{seed}", registry, extra or []): (family, base, members)
-                       for seed in all_seeds for (family, base), members in groups.items()}
+            futures = {
+                pool.submit(
+                    run_family,
+                    family,
+                    base,
+                    members,
+                    seed,
+                    Path(scratch) / f"{family}-{base}-{seed}",
+                    registry,
+                    extra or [],
+                ): (family, base, members)
+                for seed in all_seeds
+                for (family, base), members in groups.items()
+            }
             for future, (family, base, members) in futures.items():
                 judge(rows, family, base, members, future.result())
     seconds = time.perf_counter() - start
     print(render(list(rows.values()), seeds, seconds))
     faulty = [r for r in rows.values() if r.fault is not None]
     controls = [r for r in rows.values() if r.fault is None]
-    ok = all(r.caught == seeds for r in faulty) and all(r.divergences == 0 and not r.problems for r in controls)
+    ok = all(r.caught == seeds for r in faulty) and all(
+        r.divergences == 0 and not r.problems for r in controls
+    )
     return 0 if ok else 1
 
 
@@ -213,20 +268,41 @@ def render(rows: list[Row], seeds: int, seconds: float) -> str:
     lines = []
     for r in rows:
         if r.fault is None:
-            caught = (f"{r.divergences} divergences" + (" (good)" if not r.divergences else "")) if r.judged else "-"
-            lines.append([r.family, f"{r.name} (control)", caught, "-", common(r.specs) or (r.problems[0] if r.problems else "-"),
-                          ", ".join(sorted(r.kinds)) or "-"])
+            caught = (
+                (f"{r.divergences} divergences" + (" (good)" if not r.divergences else ""))
+                if r.judged
+                else "-"
+            )
+            lines.append(
+                [
+                    r.family,
+                    f"{r.name} (control)",
+                    caught,
+                    "-",
+                    common(r.specs) or (r.problems[0] if r.problems else "-"),
+                    ", ".join(sorted(r.kinds)) or "-",
+                ]
+            )
         else:
             median = statistics.median(r.examples) if r.examples else "-"
-            lines.append([r.family, r.name, f"{r.caught}/{seeds}" + ("" if r.caught == seeds else " MISSED"),
-                          f"{median:g}" if median != "-" else median,
-                          common(r.specs) or (r.problems[0] if r.problems else "-"), ", ".join(sorted(r.kinds)) or "-"])
+            lines.append(
+                [
+                    r.family,
+                    r.name,
+                    f"{r.caught}/{seeds}" + ("" if r.caught == seeds else " MISSED"),
+                    f"{median:g}" if median != "-" else median,
+                    common(r.specs) or (r.problems[0] if r.problems else "-"),
+                    ", ".join(sorted(r.kinds)) or "-",
+                ]
+            )
     faulty = [r for r in rows if r.fault is not None]
     always = sum(r.caught == seeds for r in faulty)
     text = table(["family", "fault", "seeds caught", "median examples", "caught by", "as"], lines)
     rules = "\n".join(f"  {r.name}: {r.fault.rule}" for r in faulty)
-    return (f"{text}\n\n{always} of {len(faulty)} faults caught under every one of {seeds} seed(s); "
-            f"{seconds:.0f} s\n\nfaults:\n{rules}")
+    return (
+        f"{text}\n\n{always} of {len(faulty)} faults caught under every one of {seeds} seed(s); "
+        f"{seconds:.0f} s\n\nfaults:\n{rules}"
+    )
 
 
 def common(specs: Counter, shown: int = 1) -> str:

@@ -23,16 +23,23 @@ import urllib.parse
 from pathlib import Path
 
 from hypothesis import settings
-from hypothesis.database import DirectoryBasedExampleDatabase, ExampleDatabase, MultiplexedDatabase, ReadOnlyDatabase
+from hypothesis.database import (
+    DirectoryBasedExampleDatabase,
+    ExampleDatabase,
+    MultiplexedDatabase,
+    ReadOnlyDatabase,
+)
 
 ENVIRONMENT = "COMPAT_EXAMPLES"
 READONLY = "readonly:"
 REDIS_SCHEMES = ("redis", "rediss", "unix")
 CONNECT_TIMEOUT = 5  # seconds to reach a Redis server before giving up with an error
-HELP = ("where Hypothesis keeps failing examples: a directory, redis://HOST:PORT/DB, 'local' "
-        "(.hypothesis/examples), 'none', 'readonly:' before any of them, or several joined by commas (replay from "
-        f"all, save to each writable one); default: ${ENVIRONMENT}, else the Hypothesis profile's own "
-        "(.hypothesis/examples; none in the ci profile)")
+HELP = (
+    "where Hypothesis keeps failing examples: a directory, redis://HOST:PORT/DB, 'local' "
+    "(.hypothesis/examples), 'none', 'readonly:' before any of them, or several joined by commas (replay from "
+    f"all, save to each writable one); default: ${ENVIRONMENT}, else the Hypothesis profile's own "
+    "(.hypothesis/examples; none in the ci profile)"
+)
 
 
 class ExamplesError(ValueError):
@@ -66,16 +73,20 @@ def one_database(part: str) -> ExampleDatabase | None:
     if part.lower() == "local":
         return default_database()
     if part.lower().startswith(READONLY):
-        inner = part[len(READONLY):].strip()
+        inner = part[len(READONLY) :].strip()
         if not inner or inner.lower() == "none":
-            raise ExamplesError(f"{part!r}: 'readonly:' needs a database after it, e.g. readonly:redis://host:6379/0")
+            raise ExamplesError(
+                f"{part!r}: 'readonly:' needs a database after it, e.g. readonly:redis://host:6379/0"
+            )
         return ReadOnlyDatabase(one_database(inner))
     scheme = urllib.parse.urlsplit(part).scheme.lower() if "://" in part else ""
     if scheme in REDIS_SCHEMES:
         return redis_database(part)
     if scheme:
-        raise ExamplesError(f"{redacted(part)}: unsupported scheme {scheme}:// (give a directory, redis://, rediss:// "
-                            f"or unix://)")
+        raise ExamplesError(
+            f"{redacted(part)}: unsupported scheme {scheme}:// (give a directory, redis://, rediss:// "
+            f"or unix://)"
+        )
     path = Path(part).expanduser()
     if path.exists() and not path.is_dir():
         raise ExamplesError(f"{part}: not a directory (a directory of examples is created when first needed)")
@@ -90,8 +101,10 @@ def redis_database(url: str) -> ExampleDatabase:
         import redis
         from hypothesis.extra.redis import RedisExampleDatabase
     except ImportError:
-        raise ExamplesError(f"{shown}: a Redis example database needs the redis package "
-                            f"(pip install 'compat[redis]', or pip install redis)") from None
+        raise ExamplesError(
+            f"{shown}: a Redis example database needs the redis package "
+            f"(pip install 'compat[redis]', or pip install redis)"
+        ) from None
     try:
         client = redis.Redis.from_url(url, socket_connect_timeout=CONNECT_TIMEOUT, socket_timeout=30)
     except (ValueError, TypeError) as error:

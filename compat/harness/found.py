@@ -32,14 +32,18 @@ class Found:
 
     def size(self) -> tuple[int, int]:
         """Smaller is simpler: fewer elements (and program nodes), then shorter source."""
-        return self.case.size(), len(self.case.call()) + sum(len(s) for s in self.case.inputs_source().values())
+        return self.case.size(), len(self.case.call()) + sum(
+            len(s) for s in self.case.inputs_source().values()
+        )
 
     def outcomes(self, mismatch: oracle.Mismatch) -> tuple[Outcome, Outcome]:
         """The two results a mismatch is about (one part of a multi-result call)."""
         if mismatch.part is None:
             return self.expected, self.actual
         # one side may be a single result where the other has parts (oracle.compare_parts)
-        return (self.expected.parts or [self.expected])[mismatch.part], (self.actual.parts or [self.actual])[mismatch.part]
+        return (self.expected.parts or [self.expected])[mismatch.part], (self.actual.parts or [self.actual])[
+            mismatch.part
+        ]
 
 
 class Divergence(AssertionError):

@@ -22,9 +22,12 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
+import contextlib
 
 IDLE, IN_CALL, TIMED_OUT, OUT_OF_MEMORY = 0, 1, 2, 3
-HEADER = struct.Struct("<IIQQQQI")  # state, pid, sequence, start (monotonic ns), limit (ns), memory limit, payload length
+HEADER = struct.Struct(
+    "<IIQQQQI"
+)  # state, pid, sequence, start (monotonic ns), limit (ns), memory limit, payload length
 SIZE = 1 << 20  # a case larger than this is noted without its arguments
 SPEC_FIELD = 4096  # the spec's node id, after the header
 
@@ -69,15 +72,16 @@ class Note:
 
     def write(self, state: int, payload: bytes, started: int = 0) -> None:
         self.sequence += 1
-        self.map[HEADER.size + SPEC_FIELD:HEADER.size + SPEC_FIELD + len(payload)] = payload
-        self.map[:HEADER.size] = HEADER.pack(state, os.getpid(), self.sequence, started, self.limit, self.memory_limit,
-                                             len(payload))
+        self.map[HEADER.size + SPEC_FIELD : HEADER.size + SPEC_FIELD + len(payload)] = payload
+        self.map[: HEADER.size] = HEADER.pack(
+            state, os.getpid(), self.sequence, started, self.limit, self.memory_limit, len(payload)
+        )
 
     def running(self, spec: str) -> None:
         """The spec (pytest node id) the process runs from now on."""
         self.spec = spec
-        encoded = spec.encode()[:SPEC_FIELD - 1]
-        self.map[HEADER.size:HEADER.size + SPEC_FIELD] = encoded + b"\0" * (SPEC_FIELD - len(encoded))
+        encoded = spec.encode()[: SPEC_FIELD - 1]
+        self.map[HEADER.size : HEADER.size + SPEC_FIELD] = encoded + b"\0" * (SPEC_FIELD - len(encoded))
 
     def begin(self, case, adapter_spec: str, device: str | None) -> None:
         try:
@@ -104,8 +108,8 @@ def read(path: Path) -> InFlight | None:
     if len(data) < HEADER.size + SPEC_FIELD:
         return None
     state, pid, _, started, _, _, length = HEADER.unpack_from(data)
-    spec = data[HEADER.size:HEADER.size + SPEC_FIELD].split(b"\0", 1)[0].decode(errors="replace")
-    payload = data[HEADER.size + SPEC_FIELD:HEADER.size + SPEC_FIELD + length]
+    spec = data[HEADER.size : HEADER.size + SPEC_FIELD].split(b"\0", 1)[0].decode(errors="replace")
+    payload = data[HEADER.size + SPEC_FIELD : HEADER.size + SPEC_FIELD + length]
     return InFlight(state, pid, spec, started, payload)
 
 
@@ -157,7 +161,5 @@ class Watchdog(threading.Thread):
 
 
 def kill(pid: int) -> None:
-    try:
+    with contextlib.suppress(OSError):
         os.kill(pid, signal.SIGKILL)
-    except OSError:
-        pass

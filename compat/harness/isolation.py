@@ -63,11 +63,20 @@ class Isolation:
 
     def __init__(self, call_limit: float = CALL_LIMIT, memory_limit: int = MEMORY_LIMIT) -> None:
         self.call_limit, self.memory_limit = call_limit, memory_limit
-        self.children: dict[str, tuple[subprocess.Popen, Any]] = {}  # adapter spec -> child, file of its stderr
+        self.children: dict[
+            str, tuple[subprocess.Popen, Any]
+        ] = {}  # adapter spec -> child, file of its stderr
         self.outcomes: dict[tuple[str, bytes], Outcome] = {}  # a repeated call (shrinking) is not run again
 
-    def run(self, adapter: Adapter, case, device: str | None, fault: tuple = (None, 0), mode: str = "eager",
-            limit: float | None = None) -> Outcome:
+    def run(
+        self,
+        adapter: Adapter,
+        case,
+        device: str | None,
+        fault: tuple = (None, 0),
+        mode: str = "eager",
+        limit: float | None = None,
+    ) -> Outcome:
         """``case`` (compat.core.case.Case) on ``adapter`` in its child, in execution ``mode``,
         with the plug-in ``fault`` (name, seed) switched on there as it is here, within
         ``limit`` seconds (default: the per-call limit)."""
@@ -80,8 +89,13 @@ class Isolation:
     def call(self, spec: str, request: bytes, limit: float) -> Outcome:
         if spec not in self.children or self.children[spec][0].poll() is not None:
             errors = tempfile.TemporaryFile()  # a file: a pipe nobody reads could fill up and block the child
-            child = subprocess.Popen([sys.executable, "-m", "compat.harness.isolation", spec], stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, stderr=errors, preexec_fn=limit_files)
+            child = subprocess.Popen(
+                [sys.executable, "-m", "compat.harness.isolation", spec],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=errors,
+                preexec_fn=limit_files,
+            )
             self.children[spec] = child, errors
             ready = self.answer(child, errors, START_LIMIT)
             if isinstance(ready, Outcome):
@@ -116,8 +130,10 @@ class Isolation:
             if resident_bytes(child.pid) > self.memory_limit:
                 child.kill()
                 child.wait()
-                return Outcome(error=Crash(f"killed by compat: resident memory above {self.memory_limit / 2**30:g} GiB"),
-                               error_category="crash")
+                return Outcome(
+                    error=Crash(f"killed by compat: resident memory above {self.memory_limit / 2**30:g} GiB"),
+                    error_category="crash",
+                )
             if time.monotonic() > deadline:
                 child.kill()
                 child.wait()
@@ -160,8 +176,14 @@ def receive(stream, timeout: float | None = None) -> bytes:
 def death_notice(returncode: int, stderr: str) -> str:
     """'killed by SIGABRT: Check failed: !PyErr_Occurred()' from a child's exit."""
     how = f"killed by {signal.Signals(-returncode).name}" if returncode < 0 else f"exit status {returncode}"
-    lines = [line.strip() for line in stderr.splitlines() if line.strip() and not line.startswith("Extension modules")]
-    cause = next((line for line in lines if "Check failed" in line or "Fatal" in line), lines[-1] if lines else "")
+    lines = [
+        line.strip()
+        for line in stderr.splitlines()
+        if line.strip() and not line.startswith("Extension modules")
+    ]
+    cause = next(
+        (line for line in lines if "Check failed" in line or "Fatal" in line), lines[-1] if lines else ""
+    )
     return f"{how}: {cause[-200:]}" if cause else how
 
 
@@ -169,7 +191,11 @@ def child(spec: str) -> None:
     """Serve calls for one adapter until stdin closes."""
     from compat.adapters import load_adapter
     from compat.devices import DeviceBuildError
-    from compat.harness.isolation import ChildError, receive, send  # this module runs as __main__; use the importable one
+    from compat.harness.isolation import (
+        ChildError,
+        receive,
+        send,
+    )  # this module runs as __main__; use the importable one
 
     adapter = load_adapter(spec)
     try:
@@ -190,7 +216,9 @@ def child(spec: str) -> None:
             fault = wanted
         for _ in range(ATTEMPTS):
             args = case.args if case.program is None else (case.program.bind(adapter, device), *case.args)
-            outcome = adapter.call(case.op, args, case.kwargs, device, **({"mode": mode} if mode != "eager" else {}))
+            outcome = adapter.call(
+                case.op, args, case.kwargs, device, **({"mode": mode} if mode != "eager" else {})
+            )
             if outcome.raised:
                 break
         if outcome.raised:  # framework exceptions need not pickle; keep what a record shows

@@ -28,8 +28,15 @@ from compat.adapters import AdapterError
 from compat.harness import casualties, inflight, supervision
 from compat.harness.checker import Session, backend_info
 from compat.harness.isolation import Isolation
-from compat.harness.selection import (fraction, gradient_reference, of_missing_backend, parse_device, select, select_devices,
-                                      select_modes)
+from compat.harness.selection import (
+    fraction,
+    gradient_reference,
+    of_missing_backend,
+    parse_device,
+    select,
+    select_devices,
+    select_modes,
+)
 from compat.results import records, registry, report
 from compat.results.records import RecordWriter, ResultsError, check_writable
 
@@ -37,71 +44,146 @@ pytest_plugins = ["compat.harness.xp"]
 
 DEFAULT_REGISTRY = Path(__file__).resolve().parents[2] / "fixtures" / "known-divergences.toml"
 DEFAULT_RESULTS = "compat-results"
-MODE_EXAMPLES = 0.05  # default share of examples for execution-mode params (--mode-examples): each call compiles anew
+MODE_EXAMPLES = (
+    0.05  # default share of examples for execution-mode params (--mode-examples): each call compiles anew
+)
 
 # The xp fixture deliberately spans all examples of a test; framework calls are
 # slow the first time; the explain phase costs many calls per divergence.
-PROFILE_SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
-               phases=[Phase.explicit, Phase.reuse, Phase.generate, Phase.target, Phase.shrink])
+PROFILE_SETTINGS = dict(
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+    phases=[Phase.explicit, Phase.reuse, Phase.generate, Phase.target, Phase.shrink],
+)
 # Parent: Hypothesis's own default profile. Without one, a profile inherits what is loaded when it is
 # registered, and Hypothesis loads its derandomized "ci" profile wherever $CI is set: every seed of
 # `compat detect` or `compat selftest` in a CI job would then draw the same examples.
 HYPOTHESIS_DEFAULT = settings.get_profile("default")
 settings.register_profile("dev", HYPOTHESIS_DEFAULT, max_examples=40, **PROFILE_SETTINGS)
-settings.register_profile("ci", HYPOTHESIS_DEFAULT, max_examples=40, derandomize=True, database=None, print_blob=True,
-                          **PROFILE_SETTINGS)
+settings.register_profile(
+    "ci",
+    HYPOTHESIS_DEFAULT,
+    max_examples=40,
+    derandomize=True,
+    database=None,
+    print_blob=True,
+    **PROFILE_SETTINGS,
+)
 settings.register_profile("thorough", HYPOTHESIS_DEFAULT, max_examples=1000, **PROFILE_SETTINGS)
 # python -m compat detect: the default profile's examples, seed by seed; no database (a failure
 # found under one seed is not replayed under the next), no shrinking (it changes only the minimal example)
-settings.register_profile("detect", parent=settings.get_profile("dev"), database=None,
-                          phases=[p for p in settings.get_profile("dev").phases if p not in (Phase.reuse, Phase.shrink)])
+settings.register_profile(
+    "detect",
+    parent=settings.get_profile("dev"),
+    database=None,
+    phases=[p for p in settings.get_profile("dev").phases if p not in (Phase.reuse, Phase.shrink)],
+)
 # python -m compat selftest: detection, not minimal examples
-settings.register_profile("selftest", HYPOTHESIS_DEFAULT, max_examples=20, database=None,
-                          **{**PROFILE_SETTINGS, "phases": [Phase.explicit, Phase.generate]})
+settings.register_profile(
+    "selftest",
+    HYPOTHESIS_DEFAULT,
+    max_examples=20,
+    database=None,
+    **{**PROFILE_SETTINGS, "phases": [Phase.explicit, Phase.generate]},
+)
 
 
 def pytest_addoption(parser):
     group = parser.getgroup("compat", "compat: cross-backend divergence checks")
-    group.addoption("--backends", default=None, metavar="LIST",
-                    help="comma-separated backends to check, e.g. torch,jax[x32] "
-                         f"(default: every registered backend: {', '.join(adapters.registered())})")
-    group.addoption("--adapter", action="append", default=[], metavar="MODULE:CLASS",
-                    help="also check this third-party adapter class (repeatable)")
-    group.addoption("--compat-mode", choices=("strict", "report"), default="strict",
-                    help="strict: a new divergence fails its spec; report: record everything, fail nothing")
-    group.addoption("--compat-results", default=DEFAULT_RESULTS, metavar="DIR",
-                    help=f"directory for the divergence records (default: {DEFAULT_RESULTS})")
-    group.addoption("--device", action="append", default=[], metavar="BACKEND:DEVICE",
-                    help="also run every spec on this device and compare it with the backend's reference device, "
-                         "e.g. tensorflow:APU:0, torch:apu:0, jax:cpu:1 (repeatable; default: compat's reference "
-                         "plug-in devices of the selected backends, built on first use; 'none' for none)")
-    group.addoption("--only-devices", action="store_true",
-                    help="run the specs on the devices under test only, not on the backends' default devices")
-    group.addoption("--device-examples", type=fraction, default=None, metavar="FRACTION",
-                    help="share of each Hypothesis spec's max_examples (at least 5 per spec, over its params) and of "
-                         "each exhaustive table (at least 5 rows) that the device params check (default 0.2, or the "
-                         "share a plug-in declares: 0.05 for JAX's virtual cpu:1, whose kernels are cpu:0's; the "
-                         "default-device row explores values, the device row checks kernels; 1 with --only-devices)")
-    group.addoption("--compat-fault", action="append", default=[], metavar="NAME",
-                    help="also run the device params with this plug-in fault switched on ('all': each fault of each "
-                         "plug-in that does not kill or stall its process; python -m compat selftest uses it); the "
-                         "fault's seed is --hypothesis-seed or 0")
-    group.addoption("--modes", default="default", metavar="LIST",
-                    help="execution modes to check besides eager, on the first config of each backend, each "
-                         "compared with NumPy and with the backend's eager result: BACKEND:MODE items (jax:jit, "
-                         "tensorflow:function, tensorflow:xla, torch:compile, torch:inductor, torch:lazy), 'default' "
-                         "(each backend's default modes: jax:jit, tensorflow:function and xla, torch:compile and "
-                         "lazy; the default), 'all', or 'none'")
-    group.addoption("--mode-examples", type=fraction, default=None, metavar="FRACTION",
-                    help=f"share of each spec's examples (at least 5 per spec, over its params) and exhaustive tables "
-                         f"(at least 5 rows) that the mode params check (default {MODE_EXAMPLES}; 1 with "
-                         f"--hypothesis-profile thorough)")
-    group.addoption("--reference-device", action="append", default=[], metavar="BACKEND:DEVICE",
-                    help="what a backend's devices are compared with (default: its CPU, e.g. tensorflow:CPU:0)")
-    group.addoption("--compat-registry", default=None, metavar="FILE",
-                    help="known-divergence registry (default: fixtures/known-divergences.toml of this checkout)")
+    group.addoption(
+        "--backends",
+        default=None,
+        metavar="LIST",
+        help="comma-separated backends to check, e.g. torch,jax[x32] "
+        f"(default: every registered backend: {', '.join(adapters.registered())})",
+    )
+    group.addoption(
+        "--adapter",
+        action="append",
+        default=[],
+        metavar="MODULE:CLASS",
+        help="also check this third-party adapter class (repeatable)",
+    )
+    group.addoption(
+        "--compat-mode",
+        choices=("strict", "report"),
+        default="strict",
+        help="strict: a new divergence fails its spec; report: record everything, fail nothing",
+    )
+    group.addoption(
+        "--compat-results",
+        default=DEFAULT_RESULTS,
+        metavar="DIR",
+        help=f"directory for the divergence records (default: {DEFAULT_RESULTS})",
+    )
+    group.addoption(
+        "--device",
+        action="append",
+        default=[],
+        metavar="BACKEND:DEVICE",
+        help="also run every spec on this device and compare it with the backend's reference device, "
+        "e.g. tensorflow:APU:0, torch:apu:0, jax:cpu:1 (repeatable; default: compat's reference "
+        "plug-in devices of the selected backends, built on first use; 'none' for none)",
+    )
+    group.addoption(
+        "--only-devices",
+        action="store_true",
+        help="run the specs on the devices under test only, not on the backends' default devices",
+    )
+    group.addoption(
+        "--device-examples",
+        type=fraction,
+        default=None,
+        metavar="FRACTION",
+        help="share of each Hypothesis spec's max_examples (at least 5 per spec, over its params) and of "
+        "each exhaustive table (at least 5 rows) that the device params check (default 0.2, or the "
+        "share a plug-in declares: 0.05 for JAX's virtual cpu:1, whose kernels are cpu:0's; the "
+        "default-device row explores values, the device row checks kernels; 1 with --only-devices)",
+    )
+    group.addoption(
+        "--compat-fault",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="also run the device params with this plug-in fault switched on ('all': each fault of each "
+        "plug-in that does not kill or stall its process; python -m compat selftest uses it); the "
+        "fault's seed is --hypothesis-seed or 0",
+    )
+    group.addoption(
+        "--modes",
+        default="default",
+        metavar="LIST",
+        help="execution modes to check besides eager, on the first config of each backend, each "
+        "compared with NumPy and with the backend's eager result: BACKEND:MODE items (jax:jit, "
+        "tensorflow:function, tensorflow:xla, torch:compile, torch:inductor, torch:lazy), 'default' "
+        "(each backend's default modes: jax:jit, tensorflow:function and xla, torch:compile and "
+        "lazy; the default), 'all', or 'none'",
+    )
+    group.addoption(
+        "--mode-examples",
+        type=fraction,
+        default=None,
+        metavar="FRACTION",
+        help=f"share of each spec's examples (at least 5 per spec, over its params) and exhaustive tables "
+        f"(at least 5 rows) that the mode params check (default {MODE_EXAMPLES}; 1 with "
+        f"--hypothesis-profile thorough)",
+    )
+    group.addoption(
+        "--reference-device",
+        action="append",
+        default=[],
+        metavar="BACKEND:DEVICE",
+        help="what a backend's devices are compared with (default: its CPU, e.g. tensorflow:CPU:0)",
+    )
+    group.addoption(
+        "--compat-registry",
+        default=None,
+        metavar="FILE",
+        help="known-divergence registry (default: fixtures/known-divergences.toml of this checkout)",
+    )
     supervision.add_options(group)
     from compat.harness import examples as database
+
     group.addoption("--compat-examples", default=database.default_spec(), metavar="DB", help=database.HELP)
 
 
@@ -112,9 +194,13 @@ class CompatSession:
         self.config = config
         self.mode = config.getoption("compat_mode")
         self.results = Path(config.getoption("compat_results"))
-        registry_path = config.getoption("compat_registry") or (DEFAULT_REGISTRY if DEFAULT_REGISTRY.exists() else None)
+        registry_path = config.getoption("compat_registry") or (
+            DEFAULT_REGISTRY if DEFAULT_REGISTRY.exists() else None
+        )
         self.registry = registry.load(registry_path)
-        self.adapters, self.missing, absent = select(config.getoption("backends"), config.getoption("adapter"))
+        self.adapters, self.missing, absent = select(
+            config.getoption("backends"), config.getoption("adapter")
+        )
         workerinput = getattr(config, "workerinput", None)
         if workerinput is None:  # in the process that runs the session or hands it to xdist workers
             for adapter in self.adapters:  # a mapping to nothing stops the run here, not as skipped specs
@@ -122,22 +208,42 @@ class CompatSession:
         self.reference = adapters.load_adapter("numpy")
         self.gradient_reference = gradient_reference(self.adapters)
         self.devices, self.unavailable = select_devices(self.adapters, config.getoption("device"), absent)
-        self.seed = int(config.getoption("hypothesis_seed", None) or 0)  # of faults and of exhaustive-table samples
+        self.seed = int(
+            config.getoption("hypothesis_seed", None) or 0
+        )  # of faults and of exhaustive-table samples
         only_devices = config.getoption("only_devices")
-        self.device_share = config.getoption("device_examples") or (1.0 if only_devices else None)  # None: by device
+        self.device_share = config.getoption("device_examples") or (
+            1.0 if only_devices else None
+        )  # None: by device
         thorough = config.getoption("hypothesis_profile", None) == "thorough"
-        self.modes = select_modes(self.adapters, config.getoption("modes"), absent)  # --only-devices: on devices
+        self.modes = select_modes(
+            self.adapters, config.getoption("modes"), absent
+        )  # --only-devices: on devices
         self.mode_share = config.getoption("mode_examples") or (1.0 if thorough else MODE_EXAMPLES)
-        self.reference_devices = dict(parse_device(item, self.adapters) for item in config.getoption("reference_device")
-                                      if not of_missing_backend(item, absent))
+        self.reference_devices = dict(
+            parse_device(item, self.adapters)
+            for item in config.getoption("reference_device")
+            if not of_missing_backend(item, absent)
+        )
         self.worker = workerinput["workerid"] if workerinput else "main"
-        self.run_id = workerinput["compat_run_id"] if workerinput else os.environ.get(supervision.SUPERVISED) or new_run_id()
+        self.run_id = (
+            workerinput["compat_run_id"]
+            if workerinput
+            else os.environ.get(supervision.SUPERVISED) or new_run_id()
+        )
         self.run_directory = self.results / self.run_id
         self._writer: RecordWriter | None = None
         call_limit, memory_limit = supervision.limits(config)
-        self.checkers = Session(self.reference, self.registry, self.gradient_reference,
-                                Isolation(call_limit, memory_limit), seed=self.seed)
-        self.progress: supervision.Progress | None = None  # created by the first spec (or any test, supervised)
+        self.checkers = Session(
+            self.reference,
+            self.registry,
+            self.gradient_reference,
+            Isolation(call_limit, memory_limit),
+            seed=self.seed,
+        )
+        self.progress: supervision.Progress | None = (
+            None  # created by the first spec (or any test, supervised)
+        )
         self.watchdog: inflight.Watchdog | None = None  # the xdist controller's
 
     def write(self, record: records.Record) -> None:
@@ -149,7 +255,7 @@ class CompatSession:
         profile = profile_name(self.config)
         return {
             "run_id": self.run_id,
-            "started": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+            "started": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
             "mode": self.mode,
             "backends": [backend_info(a).to_json() for a in self.adapters],
             "missing": self.missing,
@@ -157,14 +263,17 @@ class CompatSession:
             "registry": str(self.registry.path) if self.registry.path else None,
             "python": platform.python_version(),
             "platform": platform.platform(),
-            "hypothesis": {"version": hypothesis.__version__, "profile": profile,
-                           "seed": self.config.getoption("hypothesis_seed", None)},
+            "hypothesis": {
+                "version": hypothesis.__version__,
+                "profile": profile,
+                "seed": self.config.getoption("hypothesis_seed", None),
+            },
             "argv": sys.argv[1:],
         }
 
 
 def new_run_id() -> str:
-    return datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%SZ-") + secrets.token_hex(3)
+    return datetime.datetime.now(datetime.UTC).strftime("%Y%m%dT%H%M%SZ-") + secrets.token_hex(3)
 
 
 _SESSION = pytest.StashKey[CompatSession]()
@@ -175,11 +284,17 @@ def session_of(config) -> CompatSession:
 
 
 def pytest_configure(config):
-    config.addinivalue_line("markers", "compat_table(name): the report table a spec's records feed "
-                                       "(promotion-grid, invalid-indices)")
+    config.addinivalue_line(
+        "markers",
+        "compat_table(name): the report table a spec's records feed (promotion-grid, invalid-indices)",
+    )
     # pytest-xdist's mark, registered here too for runs without xdist; compat's scheduler honours it
-    config.addinivalue_line("markers", "xdist_group(name): under pytest-xdist, the group's tests run on one worker")
-    config.addinivalue_line("markers", "slow: a test of many seconds; under pytest-xdist compat's scheduler starts it first")
+    config.addinivalue_line(
+        "markers", "xdist_group(name): under pytest-xdist, the group's tests run on one worker"
+    )
+    config.addinivalue_line(
+        "markers", "slow: a test of many seconds; under pytest-xdist compat's scheduler starts it first"
+    )
     try:
         compat = CompatSession(config)
         check_writable(compat.results)
@@ -190,6 +305,7 @@ def pytest_configure(config):
         settings.load_profile(default_profile(config))
     if config.getoption("compat_examples"):  # the chosen example database, with the profile's other settings
         from compat.harness.examples import ExamplesError, example_database
+
         try:
             examples = example_database(config.getoption("compat_examples"))
         except ExamplesError as error:
@@ -232,6 +348,7 @@ def prepare_devices(compat: CompatSession, config) -> None:
         except DeviceBuildError as error:
             return error
         return None
+
     if load:  # in this thread: a framework loads its plug-ins where it starts
         failures = [prepare(adapter) for adapter in with_devices]
     else:  # a build is a compiler's process: the builds of a process that only builds run side by side
@@ -246,7 +363,9 @@ def prepare_devices(compat: CompatSession, config) -> None:
             seen = adapter.devices()
             unknown = [d for d in wanted if d not in seen]
             if unknown:
-                raise pytest.UsageError(f"{adapter.id} has no device {unknown[0]} (it sees: {', '.join(seen)})")
+                raise pytest.UsageError(
+                    f"{adapter.id} has no device {unknown[0]} (it sees: {', '.join(seen)})"
+                )
 
 
 def pytest_sessionfinish(session):
@@ -270,7 +389,9 @@ def pytest_sessionfinish(session):
 def pytest_collection_modifyitems(items):
     """The registry's examples first (compat/specs/known.py): a run reproduces what is
     known before it explores."""
-    items.sort(key=lambda item: getattr(getattr(item, "module", None), "__name__", "") != "compat.specs.known")
+    items.sort(
+        key=lambda item: getattr(getattr(item, "module", None), "__name__", "") != "compat.specs.known"
+    )
 
 
 @pytest.hookimpl(tryfirst=True)  # before xdist sends the collection to the controller
@@ -281,7 +402,9 @@ def pytest_collection_finish(session):
     it in each full collection, and at the end of the session, for nothing."""
     workerinput = getattr(session.config, "workerinput", {})
     if workerinput.get("compat_hints"):
-        supervision.write_hints(session_of(session.config).run_directory, workerinput["workerid"], session.items)
+        supervision.write_hints(
+            session_of(session.config).run_directory, workerinput["workerid"], session.items
+        )
     if any("xp" in getattr(item, "fixturenames", ()) for item in session.items):
         gc.freeze()
 
@@ -333,7 +456,11 @@ def pytest_cmdline_main(config):
 def pytest_sessionstart(session):
     """The xdist controller watches its workers' calls in flight."""
     config = session.config
-    if config.getoption("numprocesses", None) and not hasattr(config, "workerinput") and _SESSION in config.stash:
+    if (
+        config.getoption("numprocesses", None)
+        and not hasattr(config, "workerinput")
+        and _SESSION in config.stash
+    ):
         compat = session_of(config)
         compat.run_directory.mkdir(parents=True, exist_ok=True)
         compat.watchdog = inflight.Watchdog(compat.run_directory)
@@ -342,8 +469,10 @@ def pytest_sessionstart(session):
 
 def pytest_report_header(config):
     compat = session_of(config)
-    lines = [f"compat: {compat.mode} mode; backends: {', '.join(a.id for a in compat.adapters) or 'none'}; "
-             f"registry: {compat.registry.path or 'none'}; records: {compat.run_directory}"]
+    lines = [
+        f"compat: {compat.mode} mode; backends: {', '.join(a.id for a in compat.adapters) or 'none'}; "
+        f"registry: {compat.registry.path or 'none'}; records: {compat.run_directory}"
+    ]
     lines += [f"compat: skipping {spec}: {reason}" for spec, reason in compat.missing.items()]
     return lines + [f"compat: examples: {examples_line(config)}"]
 
@@ -353,8 +482,10 @@ def examples_line(config) -> str:
     profile = profile_name(config)
     seed = config.getoption("hypothesis_seed", None)
     if settings.get_profile(profile).derandomize:
-        return (f"Hypothesis profile {profile!r}, derandomized: each spec's seed is a digest of its source, the same "
-                f"examples every run (other draws: --hypothesis-seed N, or python -m compat survey)")
+        return (
+            f"Hypothesis profile {profile!r}, derandomized: each spec's seed is a digest of its source, the same "
+            f"examples every run (other draws: --hypothesis-seed N, or python -m compat survey)"
+        )
     if seed is not None:
         return f"Hypothesis profile {profile!r}, seed {seed} (again: --hypothesis-seed {seed})"
     return f"Hypothesis profile {profile!r}, random draws (failing examples are saved; see --compat-examples)"
@@ -364,7 +495,9 @@ def pytest_terminal_summary(terminalreporter, config):
     if hasattr(config, "workerinput") or _SESSION not in config.stash:
         return
     compat = session_of(config)
-    if not any(compat.run_directory.glob("records-*.jsonl")):  # no spec ran (harness tests only, --collect-only, ...)
+    if not any(
+        compat.run_directory.glob("records-*.jsonl")
+    ):  # no spec ran (harness tests only, --collect-only, ...)
         return
     try:
         text = report.terminal_summary(compat.run_directory, compat.registry)

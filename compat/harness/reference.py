@@ -5,8 +5,8 @@ flush-to-zero mode rather than a wrong result."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
-from typing import Callable
 
 import numpy as np
 
@@ -21,7 +21,9 @@ def has_subnormals(values: np.ndarray, like: str | None = None) -> bool:
     if values.dtype.kind not in "fcV":
         return False
     bits = np.dtype(f"V{values.dtype.itemsize}")  # -0.0 and NaN payloads count
-    return not np.array_equal(np.atleast_1d(dtypes.flushed(values, like)).view(bits), np.atleast_1d(values).view(bits))
+    return not np.array_equal(
+        np.atleast_1d(dtypes.flushed(values, like)).view(bits), np.atleast_1d(values).view(bits)
+    )
 
 
 def accurate(reference: Adapter, case: Case, expected: Outcome) -> Outcome:
@@ -32,8 +34,14 @@ def accurate(reference: Adapter, case: Case, expected: Outcome) -> Outcome:
     floats and long double for float64 (where it is wider), the values rounded back.
     Dtype, shape and errors stay NumPy's."""
     declared = ops.get(case.op)
-    if (expected.raised or expected.values is None or not declared.elementwise or declared.correctly_rounded
-            or expected.dtype not in dtypes.REAL_FLOAT or case.program is not None):
+    if (
+        expected.raised
+        or expected.values is None
+        or not declared.elementwise
+        or declared.correctly_rounded
+        or expected.dtype not in dtypes.REAL_FLOAT
+        or case.program is not None
+    ):
         return expected
     result = dtypes.to_numpy(expected.dtype)
     wide = np.float64 if result != np.float64 else np.longdouble
@@ -46,8 +54,14 @@ def accurate(reference: Adapter, case: Case, expected: Outcome) -> Outcome:
     return replace(expected, values=values.reshape(expected.values.shape))
 
 
-def as_flush_to_zero(expected_of: Callable[[Case], Outcome], case: Case, expected: Outcome, actual: Outcome,
-                     mismatches: list, allowed: oracle.Bound) -> list:
+def as_flush_to_zero(
+    expected_of: Callable[[Case], Outcome],
+    case: Case,
+    expected: Outcome,
+    actual: Outcome,
+    mismatches: list,
+    allowed: oracle.Bound,
+) -> list:
     """A value mismatch that goes away when both sides read every subnormal as zero
     (the reference's operands and result, the backend's result: a CPU's FTZ and DAZ
     modes) is that difference, whatever the operation: it gets its own signature,
@@ -63,7 +77,8 @@ def as_flush_to_zero(expected_of: Callable[[Case], Outcome], case: Case, expecte
     weak = next((a.dtype.name for a in operands if a.dtype.name in dtypes.FLOATING), None)
     scalars = [np.asarray(a) for a in case.args if isinstance(a, (float, complex))] if weak else []
     if not any(has_subnormals(a, like) for a in operands + [expected.values]) and not any(
-            has_subnormals(s, like or weak) for s in scalars):
+        has_subnormals(s, like or weak) for s in scalars
+    ):
         return mismatches
 
     def read_as_zero(value):
@@ -72,12 +87,17 @@ def as_flush_to_zero(expected_of: Callable[[Case], Outcome], case: Case, expecte
         if weak and isinstance(value, (float, complex)):
             return type(value)(dtypes.flushed(np.asarray(value), like or weak).item())
         return value
+
     daz = replace(case, args=tuple(read_as_zero(a) for a in case.args))
     # a comparison under DAZ sees a subnormal as zero but may pass it on (min, remainder's sign fix-up):
     # so the two sides agree modulo subnormals, each read as a zero
-    actual_read = replace(actual, values=dtypes.flushed(actual.values, like)) if actual.values is not None else actual
+    actual_read = (
+        replace(actual, values=dtypes.flushed(actual.values, like)) if actual.values is not None else actual
+    )
     candidates = [daz]
-    if actual.dtype != expected.dtype and actual.dtype in dtypes.FLOATING:  # its dtype divergence, and a flush
+    if (
+        actual.dtype != expected.dtype and actual.dtype in dtypes.FLOATING
+    ):  # its dtype divergence, and a flush
         candidates.append(replace(daz, kwargs={**daz.kwargs, "dtype": actual.dtype}))
     flushed_references = []
     for result in [expected] + [expected_of(c) for c in candidates]:
@@ -85,15 +105,29 @@ def as_flush_to_zero(expected_of: Callable[[Case], Outcome], case: Case, expecte
             continue
         ftz = replace(result, values=dtypes.flushed(result.values, like))
         if not any(m.kind == "value" for m in oracle.compare(ftz, actual_read, allowed)):
-            return [replace(m, expected="subnormal", actual="flushed",
-                            detail=f"{m.detail}; as the reference with subnormals flushed to zero (FTZ/DAZ)")
-                    if m.kind == "value" else m for m in mismatches]
+            return [
+                replace(
+                    m,
+                    expected="subnormal",
+                    actual="flushed",
+                    detail=f"{m.detail}; as the reference with subnormals flushed to zero (FTZ/DAZ)",
+                )
+                if m.kind == "value"
+                else m
+                for m in mismatches
+            ]
         flushed_references.append(ftz)
     return beyond_flush_to_zero(expected, actual, actual_read, flushed_references, mismatches, allowed)
 
 
-def beyond_flush_to_zero(expected: Outcome, actual: Outcome, actual_read: Outcome, flushed_references: list,
-                         mismatches: list, allowed: oracle.Bound) -> list:
+def beyond_flush_to_zero(
+    expected: Outcome,
+    actual: Outcome,
+    actual_read: Outcome,
+    flushed_references: list,
+    mismatches: list,
+    allowed: oracle.Bound,
+) -> list:
     """Where flushing subnormals explains some of the differing elements but not all, the
     others are the divergence: judged alone, they get their own signature (and Hypothesis
     its own minimal example), instead of the first flushed element's."""
@@ -105,7 +139,11 @@ def beyond_flush_to_zero(expected: Outcome, actual: Outcome, actual_read: Outcom
             continue
         rest = oracle.differing(ftz.values, actual_read.values, allowed)
         if rest.any() and rest.sum() < differing.sum() and not (rest & ~differing).any():
-            beyond = oracle.compare_values(expected.values, actual.values, allowed, expected.tolerance, only=rest)
+            beyond = oracle.compare_values(
+                expected.values, actual.values, allowed, expected.tolerance, only=rest
+            )
             note = f"; {int(differing.sum() - rest.sum())} other values differ only as subnormals flushed to zero"
-            return [replace(beyond, detail=beyond.detail + note) if m.kind == "value" else m for m in mismatches]
+            return [
+                replace(beyond, detail=beyond.detail + note) if m.kind == "value" else m for m in mismatches
+            ]
     return mismatches

@@ -16,8 +16,7 @@ from compat.core import ops
 from compat.core.case import Case
 from compat.core.source import BackendArray, array_source, index_source, value_source
 
-
-SHOW = '''
+SHOW = """
 def show(name, compute):
     try:
         result = compute()
@@ -27,7 +26,7 @@ def show(name, compute):
     value = result.numpy() if hasattr(result, "numpy") and not hasattr(result, "tolist") else result
     value = value.tolist() if hasattr(value, "tolist") else value
     print(f"{name}: {getattr(result, 'dtype', type(result).__name__)} {value}")
-'''
+"""
 
 
 def is_native(adapter: Adapter) -> bool:
@@ -63,8 +62,13 @@ def device_lines(adapter: Adapter, device: str | None) -> list[str]:
     return adapter.plugin.reproducer_lines(device) if device and adapter.plugin is not None else []
 
 
-def reproducer(case: Case, reference: Adapter | OnDevice | InMode, backend: Adapter, device: str | None = None,
-               mode: str = "eager") -> str:
+def reproducer(
+    case: Case,
+    reference: Adapter | OnDevice | InMode,
+    backend: Adapter,
+    device: str | None = None,
+    mode: str = "eager",
+) -> str:
     """A snippet printing both sides of a divergence. A call in an execution mode besides
     eager goes through compat's adapter (``call(..., mode=)``), which traces exactly the
     operands the harness traced; its eager side too, when that is the reference."""
@@ -72,7 +76,9 @@ def reproducer(case: Case, reference: Adapter | OnDevice | InMode, backend: Adap
     if isinstance(reference, InMode) or (isinstance(reference, OnDevice) and not native):
         sides = []  # the reference side runs through compat's adapter too, in the same mode
     else:
-        sides = [(reference.adapter, reference.device) if isinstance(reference, OnDevice) else (reference, None)]
+        sides = [
+            (reference.adapter, reference.device) if isinstance(reference, OnDevice) else (reference, None)
+        ]
     if native:
         sides.append((backend, device))
     lines = ["import numpy as np"]
@@ -82,7 +88,9 @@ def reproducer(case: Case, reference: Adapter | OnDevice | InMode, backend: Adap
         lines += [line for line in adapter.import_lines() if line not in lines]
         lines += [line for line in device_lines(adapter, on) + adapter.setup_lines() if line not in lines]
     if not native:
-        lines += [line for line in device_lines(backend, device) if line not in lines]  # a plug-in device exists
+        lines += [
+            line for line in device_lines(backend, device) if line not in lines
+        ]  # a plug-in device exists
         lines.append("from compat.adapters import backend_array, load_adapter")
     lines.append("")
     lines += [f"{name} = {source}" for name, source in case.inputs_source().items()]
@@ -102,14 +110,24 @@ def reproducer(case: Case, reference: Adapter | OnDevice | InMode, backend: Adap
         kwargs = "{" + ", ".join(f"{k!r}: {value_source(v)}" for k, v in case.kwargs.items()) + "}"
 
         def call(on: str | None, in_mode: str) -> str:
-            return (f"backend.call({case.op!r}, ({args}{',' if len(case.args) == 1 else ''}), {kwargs}, device={on!r}"
-                    + (f", mode={in_mode!r}" if in_mode != "eager" else "") + ").describe()")
+            return (
+                f"backend.call({case.op!r}, ({args}{',' if len(case.args) == 1 else ''}), {kwargs}, device={on!r}"
+                + (f", mode={in_mode!r}" if in_mode != "eager" else "")
+                + ").describe()"
+            )
+
         if isinstance(reference, InMode):
-            lines.append(f"print({label(backend) + ' ' + reference.mode + ':'!r}, {call(device, reference.mode)})")
+            lines.append(
+                f"print({label(backend) + ' ' + reference.mode + ':'!r}, {call(device, reference.mode)})"
+            )
         if isinstance(reference, OnDevice):
-            lines.append(f"print({label(backend) + (' ' + mode if mode != 'eager' else '') + ' on ' + reference.device + ':'!r}, "
-                         f"{call(reference.device, mode)})")
-        lines.append(f"print({label(backend) + (' ' + mode if mode != 'eager' else '') + ':'!r}, {call(device, mode)})")
+            lines.append(
+                f"print({label(backend) + (' ' + mode if mode != 'eager' else '') + ' on ' + reference.device + ':'!r}, "
+                f"{call(reference.device, mode)})"
+            )
+        lines.append(
+            f"print({label(backend) + (' ' + mode if mode != 'eager' else '') + ':'!r}, {call(device, mode)})"
+        )
     return "\n".join(lines) + "\n"
 
 
@@ -119,11 +137,16 @@ def label(adapter: Adapter) -> str:
 
 def native_call(case: Case, adapter: Adapter, device: str | None = None) -> tuple[list[str], str]:
     """(definition lines, expression) computing the case with the adapter's framework on ``device``."""
+
     def convert(value, i=None):
         if isinstance(value, BackendArray):
             return adapter.array_source(array_source(np.asarray(value)), value.dtype.name, device)
         if isinstance(value, np.ndarray):
-            return adapter.array_source(f"x{i}", value.dtype.name, device) if i is not None else array_source(value)
+            return (
+                adapter.array_source(f"x{i}", value.dtype.name, device)
+                if i is not None
+                else array_source(value)
+            )
         if isinstance(value, tuple) and any(isinstance(v, np.ndarray) for v in value):
             return "(" + ", ".join(convert(v) for v in value) + ("," if len(value) == 1 else "") + ")"
         return value_source(value)

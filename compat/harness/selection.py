@@ -22,15 +22,23 @@ def select(backends: str | None, adapter_paths: list[str]):
     return chosen, missing, absent
 
 
-
-GRADIENT_REFERENCES = ("torch", "jax", "tensorflow")  # preferred order: torch's eager autodiff is the cheapest
+GRADIENT_REFERENCES = (
+    "torch",
+    "jax",
+    "tensorflow",
+)  # preferred order: torch's eager autodiff is the cheapest
 
 
 def gradient_reference(chosen: list) -> adapters.Adapter | None:
     """The framework every other one's gradients are also compared with: the
     first of GRADIENT_REFERENCES that runs, in a config that keeps float64."""
     candidates = [a for a in chosen if a.unsupported("grad") is None and a.config.get("x64", True)]
-    ranked = sorted(candidates, key=lambda a: GRADIENT_REFERENCES.index(a.name) if a.name in GRADIENT_REFERENCES else len(GRADIENT_REFERENCES))
+    ranked = sorted(
+        candidates,
+        key=lambda a: (
+            GRADIENT_REFERENCES.index(a.name) if a.name in GRADIENT_REFERENCES else len(GRADIENT_REFERENCES)
+        ),
+    )
     return ranked[0] if ranked else None
 
 
@@ -39,7 +47,9 @@ def parse_device(item: str, chosen: list) -> tuple[str, str]:
     backend, _, device = item.partition(":")
     if not device or backend not in {a.name for a in chosen} | {a.id for a in chosen}:
         names = ", ".join(sorted({a.name for a in chosen})) or "none selected"
-        raise AdapterError(f"--device/--reference-device {item!r} must be BACKEND:DEVICE with a selected backend ({names})")
+        raise AdapterError(
+            f"--device/--reference-device {item!r} must be BACKEND:DEVICE with a selected backend ({names})"
+        )
     return backend, device
 
 
@@ -48,7 +58,9 @@ def of_missing_backend(item: str, absent: set[str]) -> bool:
     return item.partition(":")[0] in absent
 
 
-def select_devices(chosen: list, requested: list[str], absent: set[str]) -> tuple[dict[str, list[str]], dict[tuple[str, str], str]]:
+def select_devices(
+    chosen: list, requested: list[str], absent: set[str]
+) -> tuple[dict[str, list[str]], dict[tuple[str, str], str]]:
     """adapter id -> devices under test, and (adapter id, device) -> why it cannot run.
 
     By default each backend's reference plug-in devices (compat's APU, apu, a second
@@ -83,8 +95,14 @@ def select_modes(chosen: list, requested: str, absent: set[str] = frozenset()) -
     for adapter in chosen:
         firsts.setdefault(adapter.name, adapter)
     if requested in ("none", "default", "all"):
-        found = {a.id: [m for m in a.MODES if m != "eager"] if requested == "all" else list(a.DEFAULT_MODES)
-                 for a in firsts.values()} if requested != "none" else {}
+        found = (
+            {
+                a.id: [m for m in a.MODES if m != "eager"] if requested == "all" else list(a.DEFAULT_MODES)
+                for a in firsts.values()
+            }
+            if requested != "none"
+            else {}
+        )
         return {k: v for k, v in found.items() if v}
     modes: dict[str, list[str]] = {}
     for item in filter(None, (i.strip() for i in requested.split(","))):
@@ -97,7 +115,9 @@ def select_modes(chosen: list, requested: str, absent: set[str] = frozenset()) -
             raise AdapterError(f"--modes {item!r} must be BACKEND:MODE with a selected backend ({names})")
         if mode not in adapter.MODES or mode == "eager":
             choices = ", ".join(f"{adapter.name}:{m}" for m in adapter.MODES if m != "eager") or "none"
-            raise AdapterError(f"--modes {item!r}: {adapter.id} has no execution mode {mode!r} (choose from {choices})")
+            raise AdapterError(
+                f"--modes {item!r}: {adapter.id} has no execution mode {mode!r} (choose from {choices})"
+            )
         modes.setdefault(adapter.id, []).append(mode)
     return modes
 

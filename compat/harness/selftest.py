@@ -52,7 +52,7 @@ class Result:
 def plugin_backends(backends: str | None) -> list[adapters.Adapter]:
     """The first config of each selected, installed backend that ships faults."""
     chosen, seen = [], set()
-    for name in (backends.split(",") if backends else adapters.BUILTIN):
+    for name in backends.split(",") if backends else adapters.BUILTIN:
         try:
             found = adapters.resolve(name.strip())
         except adapters.BackendMissing:
@@ -73,8 +73,15 @@ def faults_of(adapter: adapters.Adapter) -> dict[str, str]:
     return {**plugin.faults, **plugin.fatal_faults} if plugin is not None else {}
 
 
-def run_faults(adapter: adapters.Adapter, device: str, seed: int, workers: str, results: Path,
-               extra: list[str], fatal: bool = False) -> list[Result]:
+def run_faults(
+    adapter: adapters.Adapter,
+    device: str,
+    seed: int,
+    workers: str,
+    results: Path,
+    extra: list[str],
+    fatal: bool = False,
+) -> list[Result]:
     """One pytest run on the device with every fault as its own param (switched on
     in-process around each spec), in report mode under the no-shrink selftest
     profile: a spec stops at the first divergence it sees. With ``fatal``, the faults
@@ -82,44 +89,97 @@ def run_faults(adapter: adapters.Adapter, device: str, seed: int, workers: str, 
     if fatal:
         faults = list(adapter.plugin.fatal_faults)
         # eager only: each death costs a worker's replacement and a rerun, and a fatal kernel is fatal in a graph too
-        selection = [f"{SPECS}/{FATAL_SPEC}", "--compat-call-limit", FATAL_CALL_LIMIT, "--modes", "none",
-                     *(f"--compat-fault={fault}" for fault in faults)]
+        selection = [
+            f"{SPECS}/{FATAL_SPEC}",
+            "--compat-call-limit",
+            FATAL_CALL_LIMIT,
+            "--modes",
+            "none",
+            *(f"--compat-fault={fault}" for fault in faults),
+        ]
     else:
         faults = [None, *adapter.plugin.faults]  # None: the control, no fault; it must show nothing new
         selection = [SPECS, "--compat-fault", "all", *extra]
-    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "1" if fatal else workers, "--backends", adapter.id,
-               "--device", f"{adapter.id}:{device}", "--only-devices", "--compat-mode", "report",
-               "--compat-results", str(results), "--hypothesis-profile", "selftest", "--hypothesis-seed", str(seed),
-               *selection]
+    command = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        "-n",
+        "1" if fatal else workers,
+        "--backends",
+        adapter.id,
+        "--device",
+        f"{adapter.id}:{device}",
+        "--only-devices",
+        "--compat-mode",
+        "report",
+        "--compat-results",
+        str(results),
+        "--hypothesis-profile",
+        "selftest",
+        "--hypothesis-seed",
+        str(seed),
+        *selection,
+    ]
     start = time.perf_counter()
     process = subprocess.run(command, capture_output=True, text=True)
     seconds = time.perf_counter() - start
     if process.returncode not in (0, 1):
         lines = (process.stderr or process.stdout).strip().splitlines()
-        return [Result(adapter.id, device, f or "(none)", [], [], None, seconds,
-                       lines[-1] if lines else f"exit {process.returncode}") for f in faults]
+        return [
+            Result(
+                adapter.id,
+                device,
+                f or "(none)",
+                [],
+                [],
+                None,
+                seconds,
+                lines[-1] if lines else f"exit {process.returncode}",
+            )
+            for f in faults
+        ]
     loaded = records.load(results)
     found = []
     for fault in faults:
-        hits = [r for run in loaded.runs.values() for r in run.divergences
-                if r.device == device and r.backend.config.get("fault") == fault and r.status == "new"]
+        hits = [
+            r
+            for run in loaded.runs.values()
+            for r in run.divergences
+            if r.device == device and r.backend.config.get("fault") == fault and r.status == "new"
+        ]
         specs = sorted({r.spec_name for r in hits})
         first = min((r.first_seen_after + 1 for r in hits), default=None)
-        found.append(Result(adapter.id, device, fault or "(none)", specs, sorted({r.kind for r in hits}), first, seconds))
+        found.append(
+            Result(
+                adapter.id, device, fault or "(none)", specs, sorted({r.kind for r in hits}), first, seconds
+            )
+        )
     return found
 
 
-def main(backends: str | None = None, seed: int = 0, workers: str = "auto", extra: list[str] | None = None) -> int:
+def main(
+    backends: str | None = None, seed: int = 0, workers: str = "auto", extra: list[str] | None = None
+) -> int:
     chosen = plugin_backends(backends)
     if not chosen:
-        print("compat selftest: no installed backend with a reference plug-in (tensorflow, torch)", file=sys.stderr)
+        print(
+            "compat selftest: no installed backend with a reference plug-in (tensorflow, torch)",
+            file=sys.stderr,
+        )
         return 2
     runs = []  # (adapter, device, results folder, extra, fatal)
     with tempfile.TemporaryDirectory(prefix="compat-selftest-") as scratch:
         for adapter in chosen:
             device = adapter.plugin_devices()[0]
-            print(f"  {adapter.id}@{device}: {len(adapter.plugin.faults)} faults and a control, "
-                  f"{len(adapter.plugin.fatal_faults)} fatal faults ...", file=sys.stderr)
+            print(
+                f"  {adapter.id}@{device}: {len(adapter.plugin.faults)} faults and a control, "
+                f"{len(adapter.plugin.fatal_faults)} fatal faults ...",
+                file=sys.stderr,
+            )
             runs.append((adapter, device, Path(scratch) / adapter.name, extra or [], False))
             if adapter.plugin.fatal_faults:
                 runs.append((adapter, device, Path(scratch) / f"{adapter.name}-fatal", [], True))
@@ -127,8 +187,10 @@ def main(backends: str | None = None, seed: int = 0, workers: str = "auto", extr
         # call's limit), which another run fills: two at a time, or all of them when each
         # device run is one process (-n 0)
         with ThreadPoolExecutor(max_workers=len(runs) if workers == "0" else 2) as pool:
-            futures = [pool.submit(run_faults, adapter, device, seed, workers, folder, more, fatal=fatal)
-                       for adapter, device, folder, more, fatal in runs]
+            futures = [
+                pool.submit(run_faults, adapter, device, seed, workers, folder, more, fatal=fatal)
+                for adapter, device, folder, more, fatal in runs
+            ]
             results = [result for future in futures for result in future.result()]
     print(render(results))
     control, faults = [r for r in results if r.fault == "(none)"], [r for r in results if r.fault != "(none)"]
@@ -137,13 +199,28 @@ def main(backends: str | None = None, seed: int = 0, workers: str = "auto", extr
 
 def render(results: list[Result]) -> str:
     """The table; the control row (no fault) must show nothing, and the run's seconds are per device."""
-    rows = [[f"{r.backend}@{r.device}", r.fault, ("false alarm" if r.detected else "no (good)") if r.fault == "(none)"
-             else "yes" if r.detected else "NO", ", ".join(r.kinds) or "-", first_specs(r.detected_by) or r.problem or "-",
-             r.examples if r.examples is not None else "-", f"{r.seconds:.0f}"] for r in results]
+    rows = [
+        [
+            f"{r.backend}@{r.device}",
+            r.fault,
+            ("false alarm" if r.detected else "no (good)")
+            if r.fault == "(none)"
+            else "yes"
+            if r.detected
+            else "NO",
+            ", ".join(r.kinds) or "-",
+            first_specs(r.detected_by) or r.problem or "-",
+            r.examples if r.examples is not None else "-",
+            f"{r.seconds:.0f}",
+        ]
+        for r in results
+    ]
     faults = [r for r in results if r.fault != "(none)"]
     detected = sum(r.detected for r in faults)
-    return table(["device", "fault", "detected", "as", "by spec", "examples", "seconds (device run)"], rows) + \
-        f"\n\n{detected} of {len(faults)} faults detected"
+    return (
+        table(["device", "fault", "detected", "as", "by spec", "examples", "seconds (device run)"], rows)
+        + f"\n\n{detected} of {len(faults)} faults detected"
+    )
 
 
 def first_specs(specs: list[str], shown: int = 3) -> str:

@@ -36,13 +36,26 @@ DEVICE_IN_ID = re.compile(r"(?:@[A-Za-z]+:\d+|~[a-z]+)+(?=[-\]])")  # a device o
 
 
 def add_options(group) -> None:
-    group.addoption("--compat-call-limit", type=float, default=CALL_LIMIT, metavar="SECONDS",
-                    help=f"a backend call that runs longer is killed and recorded as a timeout (default {CALL_LIMIT:g})")
-    group.addoption("--compat-memory-limit", type=size, default=MEMORY_LIMIT, metavar="SIZE",
-                    help="a test process whose resident memory grows past this within a backend call is killed and "
-                         f"the call recorded as a crash (default {MEMORY_LIMIT >> 30} GiB; e.g. 2GiB, 512MiB)")
-    group.addoption("--no-compat-supervisor", action="store_true",
-                    help="without xdist, run in this process: a backend that kills it ends the run")
+    group.addoption(
+        "--compat-call-limit",
+        type=float,
+        default=CALL_LIMIT,
+        metavar="SECONDS",
+        help=f"a backend call that runs longer is killed and recorded as a timeout (default {CALL_LIMIT:g})",
+    )
+    group.addoption(
+        "--compat-memory-limit",
+        type=size,
+        default=MEMORY_LIMIT,
+        metavar="SIZE",
+        help="a test process whose resident memory grows past this within a backend call is killed and "
+        f"the call recorded as a crash (default {MEMORY_LIMIT >> 30} GiB; e.g. 2GiB, 512MiB)",
+    )
+    group.addoption(
+        "--no-compat-supervisor",
+        action="store_true",
+        help="without xdist, run in this process: a backend that kills it ends the run",
+    )
 
 
 def size(text: str) -> int:
@@ -63,12 +76,21 @@ def limits(config) -> tuple[float, int]:
 
 # -- without xdist: the supervisor ---------------------------------------------------
 
+
 def wants_supervisor(config) -> bool:
     option = config.option
     xdist = config.pluginmanager.hasplugin("xdist") and (getattr(option, "numprocesses", None) or 0)
-    return not (os.environ.get(SUPERVISED) or hasattr(config, "workerinput") or xdist or option.help
-                or option.version or option.collectonly or getattr(option, "markers", False)
-                or getattr(option, "fixtures", False) or config.getoption("no_compat_supervisor"))
+    return not (
+        os.environ.get(SUPERVISED)
+        or hasattr(config, "workerinput")
+        or xdist
+        or option.help
+        or option.version
+        or option.collectonly
+        or getattr(option, "markers", False)
+        or getattr(option, "fixtures", False)
+        or config.getoption("no_compat_supervisor")
+    )
 
 
 def supervise(config, run_directory: Path) -> int:
@@ -84,17 +106,26 @@ def supervise(config, run_directory: Path) -> int:
         while True:
             done = finished_specs(run_directory, "main")
             arguments.write_text("".join(f"--deselect={spec}\n" for spec in done))
-            status = subprocess.call([sys.executable, "-m", "pytest", *config.invocation_params.args,
-                                      f"@{arguments}"], cwd=config.invocation_params.dir, env=env)
+            status = subprocess.call(
+                [sys.executable, "-m", "pytest", *config.invocation_params.args, f"@{arguments}"],
+                cwd=config.invocation_params.dir,
+                env=env,
+            )
             if (run_directory / FINISHED.format(worker="main")).exists():
                 return 1 if failed and status == 0 else status
             note = inflight.read(run_directory / "inflight-main.note")
             if note is None or not note.spec:  # died before any spec: nothing to resume
                 return status if status > 0 else 3
             casualty = casualties.file(run_directory, note.spec, death_notice(status, ""), note)
-            print(f"\ncompat: the test process died in {note.spec} ({casualty.cause}: {casualty.message}); "
-                  + ("it died there before: not run again; running the rest" if casualty.attempts > 1 else
-                     "running the rest, that spec again with its backend calls isolated"), flush=True)
+            print(
+                f"\ncompat: the test process died in {note.spec} ({casualty.cause}: {casualty.message}); "
+                + (
+                    "it died there before: not run again; running the rest"
+                    if casualty.attempts > 1
+                    else "running the rest, that spec again with its backend calls isolated"
+                ),
+                flush=True,
+            )
             if casualty.attempts > 1:
                 failed = True
                 with open(run_directory / DONE.format(worker="main"), "a") as file:
@@ -105,12 +136,15 @@ def supervise(config, run_directory: Path) -> int:
 
 def finished_specs(run_directory: Path, worker: str) -> list[str]:
     try:
-        return [line for line in (run_directory / DONE.format(worker=worker)).read_text().splitlines() if line]
+        return [
+            line for line in (run_directory / DONE.format(worker=worker)).read_text().splitlines() if line
+        ]
     except OSError:
         return []
 
 
 # -- in a test process: the note and the record of what finished ------------------------
+
 
 class Progress:
     """What a process that runs specs tells its supervisor: the spec and call in flight
@@ -138,6 +172,7 @@ class Progress:
 
 # -- with xdist: the controller ------------------------------------------------------
 
+
 def write_hints(run_directory: Path, worker: str, items) -> None:
     """In an xdist worker, for compat's scheduler: the ``xdist_group`` of each test that has
     one (the scheduler stands in for xdist's --dist loadgroup and hands a group to one
@@ -147,8 +182,12 @@ def write_hints(run_directory: Path, worker: str, items) -> None:
     writes its own file."""
     groups, slow = {}, []
     for item in items:
-        names = sorted({str(mark.args[0] if mark.args else mark.kwargs.get("name", "default"))
-                        for mark in item.iter_markers("xdist_group")})
+        names = sorted(
+            {
+                str(mark.args[0] if mark.args else mark.kwargs.get("name", "default"))
+                for mark in item.iter_markers("xdist_group")
+            }
+        )
         if names:
             groups[item.nodeid] = "_".join(names)
         if item.get_closest_marker("slow"):
@@ -209,7 +248,11 @@ def make_scheduler(config, log, run_directory: Path):
             super()._reschedule(node)
             # an xdist worker runs an item once it knows the next one, or that none comes: never
             # leave a node holding a single item (a replacement node gets one unit from schedule())
-            if node.shutting_down or node not in self.assigned_work or self._pending_of(self.assigned_work[node]) > 1:
+            if (
+                node.shutting_down
+                or node not in self.assigned_work
+                or self._pending_of(self.assigned_work[node]) > 1
+            ):
                 return
             if self.workqueue:
                 self._assign_work_unit(node)
@@ -218,13 +261,17 @@ def make_scheduler(config, log, run_directory: Path):
 
         def remove_node(self, node):
             workload = self.assigned_work.pop(node)
-            pending = [(scope, spec) for scope, unit in workload.items() for spec, done in unit.items() if not done]
+            pending = [
+                (scope, spec) for scope, unit in workload.items() for spec, done in unit.items() if not done
+            ]
             if not pending:
                 return None
             scope, crashed = pending[0]
             note = inflight.read(run_directory / f"inflight-{node.gateway.id}.note")
             casualty = casualties.file(run_directory, crashed, "the worker process died", note)
-            if casualty.attempts > 1:  # it died again in isolation: xdist reports it failed, nobody runs it again
+            if (
+                casualty.attempts > 1
+            ):  # it died again in isolation: xdist reports it failed, nobody runs it again
                 workload[scope][crashed] = True
             self.workqueue.update({s: unit for s, unit in workload.items() if not all(unit.values())})
             for other in self.assigned_work:

@@ -17,6 +17,7 @@ from compat.core.programs import Program
 
 def timed(method):
     """Adds the method's wall time, framework calls included, to the checker's ``seconds`` (for the benchmark)."""
+
     @functools.wraps(method)
     def timed_method(self, *args, **kwargs):
         start = time.perf_counter()
@@ -24,6 +25,7 @@ def timed(method):
             return method(self, *args, **kwargs)
         finally:
             self.seconds += time.perf_counter() - start
+
     return timed_method
 
 
@@ -37,7 +39,9 @@ class Surveys:
     @timed
     def gradient_of(self, program: Program, shown: int = 0) -> str:
         """The backend's gradient of ``program`` with respect to input ``shown``, as text (surveys)."""
-        outcome = self.call(self.backend, Case("grad", program.inputs, program=program), self.device, self.mode)
+        outcome = self.call(
+            self.backend, Case("grad", program.inputs, program=program), self.device, self.mode
+        )
         if not outcome.raised and outcome.parts is not None:
             outcome = outcome.parts[shown]
         if outcome.raised:
@@ -57,7 +61,9 @@ class Surveys:
         actual = self.call(self.backend, case, self.device, self.mode)
         if actual.raised or actual.values is None or actual.shape != expected.shape:
             return actual.describe() if actual.raised else f"shape {actual.shape}"
-        if actual.dtype != expected.dtype:  # the promotion specs judge the dtype; ULPs of another dtype mean nothing
+        if (
+            actual.dtype != expected.dtype
+        ):  # the promotion specs judge the dtype; ULPs of another dtype mean nothing
             return f"{actual.dtype} result, expected {expected.dtype}"
         flushed = oracle.flushed(expected.values, actual.values)
         errors = np.where(flushed, 0.0, oracle.ulp_errors(expected.values, actual.values))
@@ -76,11 +82,15 @@ class Surveys:
         element differently (a vectorized kernel's scalar tail), a packet's worth of copies of
         it; failing that, the whole grid."""
         for copies in (1, PACKET):
-            inputs = tuple(np.repeat(np.asarray(a).reshape(-1)[worst:worst + 1], copies) for a in args)
+            inputs = tuple(np.repeat(np.asarray(a).reshape(-1)[worst : worst + 1], copies) for a in args)
             actual = self._check(op, inputs, {})
             expected = self.expected_of(Case(op, inputs))
-            if not actual.raised and actual.values is not None and actual.dtype == expected.dtype and \
-                    oracle.ulp_errors(expected.values, actual.values).max() > published:
+            if (
+                not actual.raised
+                and actual.values is not None
+                and actual.dtype == expected.dtype
+                and oracle.ulp_errors(expected.values, actual.values).max() > published
+            ):
                 return
         self._check(op, args, {})
 
@@ -112,7 +122,9 @@ class Surveys:
         reference, moved = np.asarray(full.values, wide), np.asarray(low.values, wide)
         scale = float(np.max(np.abs(reference), initial=0.0))
         error = float(np.max(np.abs(moved - reference), initial=0.0)) / (scale or 1.0)
-        return f"{low.dtype}, " + ("the full-precision result" if error == 0 else f"{error:.2g} from full precision")
+        return f"{low.dtype}, " + (
+            "the full-precision result" if error == 0 else f"{error:.2g} from full precision"
+        )
 
     @timed
     def outcome_of(self, op: str, *args, **kwargs) -> str:
@@ -126,7 +138,9 @@ class Surveys:
         backend, reference = self.backend, self.on_reference_device.device
         try:
             with backend.context(), backend.device_scope(self.device):
-                result = backend.function(op)(backend.from_numpy(x, self.device), backend.from_numpy(y, reference))
+                result = backend.function(op)(
+                    backend.from_numpy(x, self.device), backend.from_numpy(y, reference)
+                )
                 return f"result on {backend.device_of(result)}"
         except Exception as error:  # the behaviour being surveyed
             return f"raises {type(error).__name__}"

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import contextlib
 from collections import Counter
-from typing import Iterator
+from collections.abc import Iterator
 
 import pytest
 from hypothesis import Phase, settings
@@ -23,10 +23,14 @@ def pytest_generate_tests(metafunc):
     if "xp" not in metafunc.fixturenames:
         return
     compat = session_of(metafunc.config)
-    if "known_family" in metafunc.fixturenames:  # compat/specs/known.py: the families the registry has examples of
+    if (
+        "known_family" in metafunc.fixturenames
+    ):  # compat/specs/known.py: the families the registry has examples of
         families = sorted({example.family for entry in compat.registry.entries for example in entry.examples})
-        metafunc.parametrize("known_family", families or [pytest.param("", marks=pytest.mark.skip(
-            reason="the registry has no examples"))])
+        metafunc.parametrize(
+            "known_family",
+            families or [pytest.param("", marks=pytest.mark.skip(reason="the registry has no examples"))],
+        )
     params = []
     faults = metafunc.config.getoption("compat_fault")
     for adapter in compat.adapters:
@@ -39,15 +43,21 @@ def pytest_generate_tests(metafunc):
             marks = [pytest.mark.skip(reason=f"{device}: {reason}")] if reason else []
             plugin = adapter.plugin
             # the plug-in's own devices also in the modes it names (tf.function on the APU)
-            device_modes = ["eager"] + [m for m in modes if plugin is not None and device in plugin.names
-                                        and m in plugin.modes]
+            device_modes = ["eager"] + [
+                m for m in modes if plugin is not None and device in plugin.names and m in plugin.modes
+            ]
             known = {**plugin.faults, **plugin.fatal_faults} if plugin is not None else {}
             named = list(plugin.faults) if faults == ["all"] else [f for f in faults if f in known]
             for mode in device_modes:
                 row = f"{adapter.id}{'' if mode == 'eager' else '~' + mode}@{device}"  # as records name it
                 params.append(pytest.param((adapter, device, None, mode), id=row, marks=marks))
-                params += [pytest.param((adapter, device, f, mode), id=f"{row}!{f}", marks=marks) for f in named]
-    params += [pytest.param(None, id=spec, marks=pytest.mark.skip(reason=reason)) for spec, reason in compat.missing.items()]
+                params += [
+                    pytest.param((adapter, device, f, mode), id=f"{row}!{f}", marks=marks) for f in named
+                ]
+    params += [
+        pytest.param(None, id=spec, marks=pytest.mark.skip(reason=reason))
+        for spec, reason in compat.missing.items()
+    ]
     if not params:
         params = [pytest.param(None, id="no-backend", marks=pytest.mark.skip(reason="no backend selected"))]
     metafunc.parametrize("xp", params, indirect=True)
@@ -59,10 +69,18 @@ def xp(request) -> Iterator[Checker]:
     compat = session_of(request.config)
     adapter, device, fault, mode = request.param
     reference_device = compat.reference_devices.get(adapter.id) or compat.reference_devices.get(adapter.name)
-    checker = Checker(adapter, request.module.__name__.rsplit(".", 1)[-1], request.node.nodeid, compat.checkers,
-                      device=device, reference_device=reference_device, mode=mode,
-                      share=share_of(adapter, device, mode, compat.device_share, compat.mode_share), fault=fault,
-                      casualty=casualties.find(compat.run_directory, request.node.nodeid))
+    checker = Checker(
+        adapter,
+        request.module.__name__.rsplit(".", 1)[-1],
+        request.node.nodeid,
+        compat.checkers,
+        device=device,
+        reference_device=reference_device,
+        mode=mode,
+        share=share_of(adapter, device, mode, compat.device_share, compat.mode_share),
+        fault=fault,
+        casualty=casualties.find(compat.run_directory, request.node.nodeid),
+    )
     if fault is None:
         yield checker
         return
@@ -98,8 +116,10 @@ def pytest_pyfunc_call(pyfuncitem):
         checker.backend.plugin.reset_kernel_counters()
     try:
         checker.replay_casualty()
-        with examples_share(pyfuncitem.obj, checker.share, params_on_row(pyfuncitem)), \
-                without_shrinking_hangs(pyfuncitem.obj, checker):
+        with (
+            examples_share(pyfuncitem.obj, checker.share, params_on_row(pyfuncitem)),
+            without_shrinking_hangs(pyfuncitem.obj, checker),
+        ):
             yield
     except (KeyboardInterrupt, SystemExit):
         raise
@@ -107,8 +127,15 @@ def pytest_pyfunc_call(pyfuncitem):
         escaped = error
     found, others = unwrap(escaped)
     compat = session_of(pyfuncitem.config)
-    common = dict(run_id=compat.run_id, worker=compat.worker, family=checker.family, spec=checker.spec,
-                  backend=checker.backend_info, device=checker.device, reference=checker.reference_name)
+    common = dict(
+        run_id=compat.run_id,
+        worker=compat.worker,
+        family=checker.family,
+        spec=checker.spec,
+        backend=checker.backend_info,
+        device=checker.device,
+        reference=checker.reference_name,
+    )
     tables = [mark.args[0] for mark in pyfuncitem.iter_markers("compat_table")]  # what the spec feeds
     divergences = checker.records(found, common, tables)
     for record in divergences:
@@ -120,8 +147,15 @@ def pytest_pyfunc_call(pyfuncitem):
     counters = checker.backend.plugin.kernel_counters() if checker.device is not None else None
     if counters:  # which operations of this spec really ran on the plug-in (kernel coverage)
         compat.write(records.Coverage(**common, ops=counters))
-    compat.write(records.Checks(**common, cases=dict(checker.cases), unsupported=dict(checker.unsupported), tables=tables,
-                                input_class=input_class(pyfuncitem)))
+    compat.write(
+        records.Checks(
+            **common,
+            cases=dict(checker.cases),
+            unsupported=dict(checker.unsupported),
+            tables=tables,
+            input_class=input_class(pyfuncitem),
+        )
+    )
     if others:
         raise escaped
     new = [r for r in divergences if r.status == "new"]
@@ -200,8 +234,10 @@ def without_shrinking_hangs(test, checker: Checker):
         yield
         return
     test._hypothesis_internal_use_settings = settings(
-        current, max_examples=max(min(5, current.max_examples), current.max_examples // 4),
-        phases=[p for p in current.phases if p != Phase.shrink])
+        current,
+        max_examples=max(min(5, current.max_examples), current.max_examples // 4),
+        phases=[p for p in current.phases if p != Phase.shrink],
+    )
     try:
         yield
     finally:

@@ -10,9 +10,9 @@ nothing here reads files or the store."""
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from fnmatch import fnmatchcase
-from typing import Iterable
 
 from compat.results.records import Checks, Coverage, Divergence, Observation, Replay, Run
 from compat.results.registry import Registry
@@ -55,9 +55,16 @@ class SummaryRow:
     unsupported: dict[str, str] = field(default_factory=dict)  # operation -> reason
 
     def to_json(self) -> dict:
-        return {"backend": self.backend, "family": self.family, "cases": self.cases, "new": self.new,
-                "known": self.known, "device new": self.device_new, "device known": self.device_known,
-                "unsupported": dict(self.unsupported)}
+        return {
+            "backend": self.backend,
+            "family": self.family,
+            "cases": self.cases,
+            "new": self.new,
+            "known": self.known,
+            "device new": self.device_new,
+            "device known": self.device_known,
+            "unsupported": dict(self.unsupported),
+        }
 
 
 def summary(checks: Iterable[Checks], divergences: Iterable[Divergence]) -> list[SummaryRow]:
@@ -96,8 +103,11 @@ class Fixed:
     device: str | None
 
     def __str__(self) -> str:
-        return f"{self.id}: fixed in {self.name} {self.version}" + (f" on {self.device}" if self.device else "") + (
-            f" ({self.backend})" if self.backend != self.name else "")
+        return (
+            f"{self.id}: fixed in {self.name} {self.version}"
+            + (f" on {self.device}" if self.device else "")
+            + (f" ({self.backend})" if self.backend != self.name else "")
+        )
 
 
 def replayed(record: Replay) -> tuple[Fixed, str]:
@@ -112,7 +122,9 @@ def fixed(replays: Iterable[tuple[Fixed, str]]) -> list[Fixed]:
     reproduced: dict[Fixed, bool] = {}
     for key, status in replays:
         reproduced[key] = reproduced.get(key, False) or status == "reproduced"
-    return sorted((key for key, yes in reproduced.items() if not yes), key=lambda f: (f.id, f.backend, f.device or ""))
+    return sorted(
+        (key for key, yes in reproduced.items() if not yes), key=lambda f: (f.id, f.backend, f.device or "")
+    )
 
 
 def stale(run: Run, registry: Registry) -> list[Stale]:
@@ -134,8 +146,10 @@ def stale(run: Run, registry: Registry) -> list[Stale]:
             if (entry.id, backend_id) in used | replayed or not entry.applies_to(backend):
                 continue
             families, ops = entry.patterns.get("family", ("*",)), entry.patterns.get("op", ("*",))
-            if any(any(fnmatchcase(f, g) for g in families) and any(fnmatchcase(o, g) for g in ops)
-                   for f, o in checked[backend_id]):
+            if any(
+                any(fnmatchcase(f, g) for g in families) and any(fnmatchcase(o, g) for g in ops)
+                for f, o in checked[backend_id]
+            ):
                 found.append(Stale(entry.id, backend_id, entry.differs))
     return found
 
@@ -157,17 +171,25 @@ class PromotionDifference:
     ops: tuple[str, ...]
 
 
-def promotion_differences(divergences: Iterable, table: str | None = None) -> dict[str, list[PromotionDifference]]:
+def promotion_differences(
+    divergences: Iterable, table: str | None = None
+) -> dict[str, list[PromotionDifference]]:
     """backend id -> result dtypes that differ from NumPy's, with the operations that show
     each; with ``table``, only divergences of specs that feed it."""
     groups: dict[str, dict[tuple, set]] = defaultdict(lambda: defaultdict(set))
     for record in distinct(divergences):
         key = record.key
-        if key.family == "promotion" and key.kind == "dtype" and key.reference == "numpy" and (
-                table is None or table in record.tables):
+        if (
+            key.family == "promotion"
+            and key.kind == "dtype"
+            and key.reference == "numpy"
+            and (table is None or table in record.tables)
+        ):
             groups[key.backend_id][(key.inputs, key.expected, key.actual)].add(key.op)
-    return {backend: [PromotionDifference(i, e, a, tuple(sorted(ops))) for (i, e, a), ops in sorted(rows.items())]
-            for backend, rows in sorted(groups.items())}
+    return {
+        backend: [PromotionDifference(i, e, a, tuple(sorted(ops))) for (i, e, a), ops in sorted(rows.items())]
+        for backend, rows in sorted(groups.items())
+    }
 
 
 def feeds(records_, table: str) -> list:
@@ -216,8 +238,11 @@ class ClassCoverage:
     covered: dict[str, set[str]] = field(default_factory=dict)  # backend@device -> classes with cases
 
     def missing(self) -> dict[str, list[str]]:
-        return {where: [c for c in self.classes if c not in got] for where, got in sorted(self.covered.items())
-                if set(self.classes) - got}
+        return {
+            where: [c for c in self.classes if c not in got]
+            for where, got in sorted(self.covered.items())
+            if set(self.classes) - got
+        }
 
 
 def input_classes(checks: Iterable[Checks]) -> list[ClassCoverage]:
@@ -229,7 +254,9 @@ def input_classes(checks: Iterable[Checks]) -> list[ClassCoverage]:
         if not declared:
             continue
         key = (record.spec_name, declared["name"])
-        coverage = found.setdefault(key, ClassCoverage(record.spec_name, declared["name"], list(declared["all"])))
+        coverage = found.setdefault(
+            key, ClassCoverage(record.spec_name, declared["name"], list(declared["all"]))
+        )
         got = coverage.covered.setdefault(record.where, set())
         if sum(record.cases.values()):
             got.add(declared["value"])

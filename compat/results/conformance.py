@@ -8,7 +8,8 @@ holds the two to the same verdicts."""
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 Check = Callable[[Any], bool]
 ANNOTATIONS = {"description", "title", "$schema", "$id", "$comment", "$defs"}
@@ -20,7 +21,9 @@ TYPES: dict[str, Callable[[Any], bool]] = {
     "null": lambda v: v is None,
     "number": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
     # JSON Schema counts 2.0 as an integer
-    "integer": lambda v: (isinstance(v, int) and not isinstance(v, bool)) or (isinstance(v, float) and v.is_integer()),
+    "integer": lambda v: (
+        (isinstance(v, int) and not isinstance(v, bool)) or (isinstance(v, float) and v.is_integer())
+    ),
 }
 
 
@@ -60,7 +63,10 @@ def object_check(schema: dict, root: dict) -> Check:
     def check(value):
         if not isinstance(value, dict):
             return True
-        return all(properties[key](item) if key in properties else others(item) for key, item in value.items())
+        return all(
+            properties[key](item) if key in properties else others(item) for key, item in value.items()
+        )
+
     return check
 
 
@@ -74,13 +80,14 @@ def ref_check(argument: str, root) -> Check:
     prefix = "#/$defs/"
     if not argument.startswith(prefix):
         raise ValueError(f"the record schema's check understands only local $defs references, not {argument}")
-    name = argument[len(prefix):]
+    name = argument[len(prefix) :]
     compiled: list[Check] = []  # compiled at the first use: definitions may refer to each other
 
     def check(value):
         if not compiled:
             compiled.append(compile_check(root["$defs"][name], root))
         return compiled[0](value)
+
     return check
 
 
@@ -115,7 +122,13 @@ def all_of_check(argument, root) -> Check:
 
 
 KEYWORDS: dict[str, Callable[[Any, dict], Check]] = {  # keyword -> (its argument, the root) -> check
-    "type": type_check, "$ref": ref_check, "items": items_check, "required": required_check,
-    "minimum": minimum_check, "minLength": min_length_check, "enum": enum_check, "const": const_check,
+    "type": type_check,
+    "$ref": ref_check,
+    "items": items_check,
+    "required": required_check,
+    "minimum": minimum_check,
+    "minLength": min_length_check,
+    "enum": enum_check,
+    "const": const_check,
     "allOf": all_of_check,
 }

@@ -22,8 +22,11 @@ def toml_list(items) -> str:
 
 def example_toml(record: Divergence, backends: list[str] | None = None) -> str:
     """One ``[[known.examples]]`` table: the record's minimal example, replayed on ``backends``."""
-    lines = ["[[known.examples]]", f"family = {toml_string(record.family)}",
-             f"call = {toml_string(record.example['call'])}"]
+    lines = [
+        "[[known.examples]]",
+        f"family = {toml_string(record.family)}",
+        f"call = {toml_string(record.example['call'])}",
+    ]
     if record.example.get("exact"):
         lines.append("exact = true")
     if backends:
@@ -39,10 +42,17 @@ def entry_stub(record: Divergence) -> str:
     """A ``[[known]]`` entry as narrow as the record: its backend, family, operation,
     kind and signature, its example; what differs from the record's detail."""
     signature = record.signature
-    lines = ["[[known]]", f"id = {toml_string(slug(record))}", f"backend = {toml_string(record.backend.id)}",
-             f"family = {toml_string(record.family)}", f"op = {toml_string(record.op)}",
-             f"kind = {toml_string(record.kind)}", f"inputs = {toml_string(signature['inputs'])}",
-             f"expected = {toml_string(signature['expected'])}", f"actual = {toml_string(signature['actual'])}"]
+    lines = [
+        "[[known]]",
+        f"id = {toml_string(slug(record))}",
+        f"backend = {toml_string(record.backend.id)}",
+        f"family = {toml_string(record.family)}",
+        f"op = {toml_string(record.op)}",
+        f"kind = {toml_string(record.kind)}",
+        f"inputs = {toml_string(signature['inputs'])}",
+        f"expected = {toml_string(signature['expected'])}",
+        f"actual = {toml_string(signature['actual'])}",
+    ]
     mode = record.backend.config.get("mode")
     if mode:  # a compiled or lazy row: the entry is about that mode
         lines.insert(3, f"config = {{ mode = {toml_string(mode)} }}")
@@ -50,10 +60,12 @@ def entry_stub(record: Divergence) -> str:
         lines.append(f"device = {toml_string(record.device)}")
     if record.reference != "numpy":
         lines.append(f"reference = {toml_string(record.reference)}")
-    lines += [f"differs = {toml_string(record.detail)}",
-              'reason = "TODO: why this difference is intended, documented or accepted"',
-              'source = "TODO: a public URL (documentation, issue), or remove this line"',
-              example_toml(record, [record.backend.id])]
+    lines += [
+        f"differs = {toml_string(record.detail)}",
+        'reason = "TODO: why this difference is intended, documented or accepted"',
+        'source = "TODO: a public URL (documentation, issue), or remove this line"',
+        example_toml(record, [record.backend.id]),
+    ]
     return "\n".join(lines)
 
 
@@ -65,7 +77,9 @@ def slug(record: Divergence) -> str:
 
 def new_divergences(run: Run, where: str | None = None) -> list[Divergence]:
     """The run's distinct new divergences (of one backend id, or backend@device, if given)."""
-    return [r for r in distinct(run.divergences) if r.status == "new" and where in (None, r.where, r.backend.id)]
+    return [
+        r for r in distinct(run.divergences) if r.status == "new" and where in (None, r.where, r.backend.id)
+    ]
 
 
 def examples_of(run: Run, entry_id: str) -> list[tuple[Divergence, list[str]]]:
@@ -79,7 +93,10 @@ def examples_of(run: Run, entry_id: str) -> list[tuple[Divergence, list[str]]]:
     uncovered = {r.where for records in shown.values() for r in records}
     chosen = []
     while uncovered:
-        records = max(shown.values(), key=lambda rs: (len({r.where for r in rs} & uncovered), -len(json.dumps(rs[0].example))))
+        records = max(
+            shown.values(),
+            key=lambda rs: (len({r.where for r in rs} & uncovered), -len(json.dumps(rs[0].example))),
+        )
         chosen.append((records[0], sorted({r.backend.id for r in records})))
         uncovered -= {r.where for r in records}
     return chosen

@@ -24,10 +24,11 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field, fields
 from functools import cache
 from pathlib import Path
-from typing import Any, ClassVar, Iterator, NamedTuple
+from typing import Any, ClassVar, NamedTuple
 
 from compat.results import conformance
 
@@ -137,8 +138,17 @@ class Divergence(Record):
     @property
     def key(self) -> Key:
         s = self.signature
-        return Key(self.backend.row, self.device, self.reference, self.family, self.op, self.kind,
-                   s["inputs"], s["expected"], s["actual"])
+        return Key(
+            self.backend.row,
+            self.device,
+            self.reference,
+            self.family,
+            self.op,
+            self.kind,
+            s["inputs"],
+            s["expected"],
+            s["actual"],
+        )
 
     @property
     def against_device(self) -> bool:
@@ -196,6 +206,7 @@ def from_json(data: dict) -> Record:
 
 
 # -- validation ----------------------------------------------------------------------
+
 
 @cache
 def schema() -> dict:
@@ -258,6 +269,7 @@ def parse(line: str, validate: bool = True) -> tuple[Record | None, str | None]:
 
 # -- files ---------------------------------------------------------------------------
 
+
 class RecordWriter:
     """Appends records to this worker's file; every record is flushed at once
     so a worker that crashes later leaves everything it wrote."""
@@ -300,8 +312,13 @@ class Run:
         return self.meta.get("started", "")
 
     def add(self, record: Record) -> None:
-        {Divergence: self.divergences, Checks: self.checks, Observation: self.observations,
-         Coverage: self.coverage, Replay: self.replays}[type(record)].append(record)
+        {
+            Divergence: self.divergences,
+            Checks: self.checks,
+            Observation: self.observations,
+            Coverage: self.coverage,
+            Replay: self.replays,
+        }[type(record)].append(record)
 
 
 @dataclass
@@ -334,7 +351,9 @@ def load(directory: Path, validate: bool = True, run: str | None = None) -> Load
     """
     directory = Path(directory)
     if not directory.is_dir():
-        raise ResultsError(f"cannot read results directory {directory}: {'not a directory' if directory.exists() else 'no such directory'}")
+        raise ResultsError(
+            f"cannot read results directory {directory}: {'not a directory' if directory.exists() else 'no such directory'}"
+        )
     if not os.access(directory, os.R_OK | os.X_OK):
         raise ResultsError(f"cannot read results directory {directory}: permission denied")
     loaded = Loaded()

@@ -114,7 +114,9 @@ class Entry:
         """Does this entry concern this backend at all (ignoring what differs)?"""
         if self.backend not in (backend.name, backend.id) and not fnmatchcase(backend.name, self.backend):
             return False
-        if any(backend.config.get(k) not in (v if isinstance(v, list) else [v]) for k, v in self.config.items()):
+        if any(
+            backend.config.get(k) not in (v if isinstance(v, list) else [v]) for k, v in self.config.items()
+        ):
             return False
         host = host_cpu_features()
         if not all(f[1:] not in host if f.startswith("!") else f in host for f in self.cpu):
@@ -164,7 +166,9 @@ def load(path: Path | str | None) -> Registry:
         raise RegistryError(f"registry {path} is not valid TOML: {error}") from None
     unknown_tables = set(data) - {"known"}
     if unknown_tables:
-        raise RegistryError(f"registry {path}: unexpected top-level key(s) {sorted(unknown_tables)} (entries go in [[known]])")
+        raise RegistryError(
+            f"registry {path}: unexpected top-level key(s) {sorted(unknown_tables)} (entries go in [[known]])"
+        )
     raw_entries = data.get("known", [])
     if not isinstance(raw_entries, list):
         raise RegistryError(f"registry {path}: 'known' must be an array of tables ([[known]])")
@@ -194,21 +198,33 @@ def parse_entry(raw: Any, where: str) -> Entry:
             raise RegistryError(f"{where}: {key!r} must be a string")
     if "broad" in raw and not raw["broad"].strip():
         raise RegistryError(f"{where}: 'broad' must say why the entry cannot name its family or operations")
-    kinds = (raw["kind"],) if isinstance(raw["kind"], str) else tuple(raw["kind"]) if isinstance(raw["kind"], list) else ()
+    kinds = (
+        (raw["kind"],)
+        if isinstance(raw["kind"], str)
+        else tuple(raw["kind"])
+        if isinstance(raw["kind"], list)
+        else ()
+    )
     bad = [k for k in kinds if k not in KINDS]
     if not kinds or bad:
-        raise RegistryError(f"{where}: kind {raw['kind']!r} is not one of {', '.join(KINDS)} (or a list of them)")
+        raise RegistryError(
+            f"{where}: kind {raw['kind']!r} is not one of {', '.join(KINDS)} (or a list of them)"
+        )
     if raw.get("versions"):
         try:
             SpecifierSet(raw["versions"])
         except InvalidSpecifier:
-            raise RegistryError(f"{where}: versions {raw['versions']!r} is not a version specifier like '>=2.4'") from None
+            raise RegistryError(
+                f"{where}: versions {raw['versions']!r} is not a version specifier like '>=2.4'"
+            ) from None
     if not isinstance(raw.get("config", {}), dict):
         raise RegistryError(f"{where}: 'config' must be a table")
     cpu = raw.get("cpu", [])
     cpu = [cpu] if isinstance(cpu, str) else cpu
     if not isinstance(cpu, list) or not all(isinstance(f, str) and re.fullmatch(r"!?\w+", f) for f in cpu):
-        raise RegistryError(f"{where}: 'cpu' must be a CPU feature name or a list of them, each optionally after '!'")
+        raise RegistryError(
+            f"{where}: 'cpu' must be a CPU feature name or a list of them, each optionally after '!'"
+        )
     patterns = {}
     for name in PATTERNS:
         if name in raw:
@@ -218,11 +234,20 @@ def parse_entry(raw: Any, where: str) -> Entry:
                 raise RegistryError(f"{where}: {name!r} must be a glob or a list of globs")
             patterns[name] = globs
     return Entry(
-        id=raw["id"], backend=raw["backend"], kinds=kinds, differs=raw["differs"], reason=raw["reason"],
-        source=raw.get("source", ""), versions=raw.get("versions", ""), broad=raw.get("broad", ""),
-        config=raw.get("config", {}), cpu=tuple(cpu),
-        patterns=patterns, examples=tuple(parse_example(e, f"{where}: example {n}")
-                                          for n, e in enumerate(raw.get("examples", []), 1)),
+        id=raw["id"],
+        backend=raw["backend"],
+        kinds=kinds,
+        differs=raw["differs"],
+        reason=raw["reason"],
+        source=raw.get("source", ""),
+        versions=raw.get("versions", ""),
+        broad=raw.get("broad", ""),
+        config=raw.get("config", {}),
+        cpu=tuple(cpu),
+        patterns=patterns,
+        examples=tuple(
+            parse_example(e, f"{where}: example {n}") for n, e in enumerate(raw.get("examples", []), 1)
+        ),
     )
 
 
@@ -240,8 +265,14 @@ def parse_example(raw: Any, where: str) -> Example:
     backends = raw.get("backends", [])
     if not isinstance(backends, list) or not all(isinstance(b, str) for b in backends):
         raise RegistryError(f"{where}: 'backends' must be a list of backend ids")
-    example = Example(str(raw["family"]), str(raw["call"]), raw["inputs"], bool(raw.get("exact", False)),
-                      tuple(backends), str(raw.get("device", "")))
+    example = Example(
+        str(raw["family"]),
+        str(raw["call"]),
+        raw["inputs"],
+        bool(raw.get("exact", False)),
+        tuple(backends),
+        str(raw.get("device", "")),
+    )
     try:
         example.case()
     except ParseError as error:

@@ -15,8 +15,13 @@ from compat.results.registry import Registry
 def table(headers: list[str], rows: list[list]) -> str:
     cells = [[str(c) for c in row] for row in [headers] + rows]
     widths = [max(len(row[i]) for row in cells) for i in range(len(headers))]
-    lines = ["  ".join(c.ljust(w) if i == 0 or not c.replace(".", "").isdigit() else c.rjust(w)
-                       for i, (c, w) in enumerate(zip(row, widths))).rstrip() for row in cells]
+    lines = [
+        "  ".join(
+            c.ljust(w) if i == 0 or not c.replace(".", "").isdigit() else c.rjust(w)
+            for i, (c, w) in enumerate(zip(row, widths))
+        ).rstrip()
+        for row in cells
+    ]
     lines.insert(1, "  ".join("-" * w for w in widths))
     return "\n".join(lines)
 
@@ -26,25 +31,35 @@ def summary_table(run: Run, registry: Registry) -> str:
     columns = ["backend", "family", "cases", "new", "known"]
     values = [[r.backend, r.family, r.cases, r.new, r.known] for r in rows]
     # devices under test and execution modes: their divergences from the reference device, or from eager, too
-    against = "/".join(name for mark, name in (("@", "device"), ("~", "eager")) if any(mark in r.backend for r in rows))
+    against = "/".join(
+        name for mark, name in (("@", "device"), ("~", "eager")) if any(mark in r.backend for r in rows)
+    )
     if against:
         columns += [f"{against} new", f"{against} known"]
         values = [v + [r.device_new, r.device_known] for v, r in zip(values, rows)]
-    if any(r.unsupported for r in rows):  # operations a backend declares it does not have: counted, not checked
+    if any(
+        r.unsupported for r in rows
+    ):  # operations a backend declares it does not have: counted, not checked
         columns.append("unsupported")
         values = [v + [len(r.unsupported)] for v, r in zip(values, rows)]
     text = table(columns, values)
     replayed = {(r.known, r.backend.id) for r in run.replays}
     if replayed:
-        text += f"\n\nregistry examples replayed: {len(run.replays)}, of {len({k for k, _ in replayed})} entries"
+        text += (
+            f"\n\nregistry examples replayed: {len(run.replays)}, of {len({k for k, _ in replayed})} entries"
+        )
     fixed = aggregate.fixed(map(aggregate.replayed, run.replays))
     if fixed:
-        text += (f"\nfixed: registry entries whose examples no longer diverge ({len(fixed)}; narrow their "
-                 "'versions' or remove them)\n") + "\n".join(f"  {f}" for f in fixed)
+        text += (
+            f"\nfixed: registry entries whose examples no longer diverge ({len(fixed)}; narrow their "
+            "'versions' or remove them)\n"
+        ) + "\n".join(f"  {f}" for f in fixed)
     stale = aggregate.stale(run, registry)
     if stale:
-        text += (f"\n\nregistry entries without examples, not reproduced in this run ({len(stale)}): stale if a "
-                 "thorough run (--hypothesis-profile thorough) does not reproduce them either\n")
+        text += (
+            f"\n\nregistry entries without examples, not reproduced in this run ({len(stale)}): stale if a "
+            "thorough run (--hypothesis-profile thorough) does not reproduce them either\n"
+        )
         text += "\n".join(f"  {s.id} on {s.backend}" for s in stale)
     else:
         text += "\n\nstale registry entries: none"
@@ -61,8 +76,10 @@ def unsupported_lines(run: Run) -> list[str]:
 
 
 # survey tables of what the checker did not judge, and why (compat.harness.checker: lost, settled)
-SET_ASIDE = {"reference lost": "references that crashed or hung (those cases judged against NumPy alone)",
-             "unstable errors": "errors a second call did not raise again (the second call judged)"}
+SET_ASIDE = {
+    "reference lost": "references that crashed or hung (those cases judged against NumPy alone)",
+    "unstable errors": "errors a second call did not raise again (the second call judged)",
+}
 
 
 def terminal_summary(run_directory: Path, registry: Registry) -> str:
@@ -72,8 +89,9 @@ def terminal_summary(run_directory: Path, registry: Registry) -> str:
         return "compat: no records were written"
     text = summary_table(run, registry)
     if unsupported_lines(run):
-        text += "\n\nunsupported operations (declared by the adapter; counted, not checked):\n" + \
-            "\n".join(unsupported_lines(run))
+        text += "\n\nunsupported operations (declared by the adapter; counted, not checked):\n" + "\n".join(
+            unsupported_lines(run)
+        )
     new = [r for r in aggregate.distinct(run.divergences) if r.status == "new"]
     if new:
         text += f"\n\nnew divergences ({len(new)}):\n" + "\n".join("  " + one_line(r) for r in new)
@@ -81,8 +99,11 @@ def terminal_summary(run_directory: Path, registry: Registry) -> str:
         cells = [r for r in run.observations if r.table == table_name]
         if cells:
             rows = sorted({f"{r.where}: {r.row}" for r in cells})
-            text += f"\n\n{what} ({len(rows)}; the survey table '{table_name}' of python -m compat report):\n" + \
-                "\n".join(f"  {row}" for row in rows[:10]) + (f"\n  ... {len(rows) - 10} more" if len(rows) > 10 else "")
+            text += (
+                f"\n\n{what} ({len(rows)}; the survey table '{table_name}' of python -m compat report):\n"
+                + "\n".join(f"  {row}" for row in rows[:10])
+                + (f"\n  ... {len(rows) - 10} more" if len(rows) > 10 else "")
+            )
     for problem in loaded.problems:  # a line cut short by a process that died while writing it
         text += f"\n\nskipped {problem}"
     text += f"\n\nrecords: {run_directory} (python -m compat report {run_directory.parent})"
@@ -94,8 +115,10 @@ def one_line(record: Divergence) -> str:
     what = f"{s['expected']} -> {s['actual']}" if record.kind != "value" else record.detail
     known = f" [known: {record.known}]" if record.known else ""
     versus = f" vs {record.reference}" if record.reference != "numpy" else ""
-    return (f"{record.where}{versus} {record.family} [{record.kind}] {record.op}({s['inputs']}): "
-            f"{what}; e.g. {record.example['call']} (x{record.count}){known}")
+    return (
+        f"{record.where}{versus} {record.family} [{record.kind}] {record.op}({s['inputs']}): "
+        f"{what}; e.g. {record.example['call']} (x{record.count}){known}"
+    )
 
 
 def new_divergences_message(new: list[Divergence]) -> str:
@@ -104,8 +127,11 @@ def new_divergences_message(new: list[Divergence]) -> str:
         lines.append("")
         lines.append(one_line(record))
         lines.append(f"  {record.detail}")
-        lines.append("  minimal example: " + record.example["call"] + "".join(
-            f"\n    {name} = {source}" for name, source in record.example["inputs"].items()))
+        lines.append(
+            "  minimal example: "
+            + record.example["call"]
+            + "".join(f"\n    {name} = {source}" for name, source in record.example["inputs"].items())
+        )
         lines.append("  reproducer:\n" + "\n".join("    " + line for line in record.reproducer.splitlines()))
     return "\n".join(lines)
 
@@ -115,8 +141,13 @@ def text_report(run: Run, registry: Registry, every: bool = False) -> str:
     of them with ``every``), unsupported operations, surveys, coverage, promotion tables."""
     meta = run.meta
     backends = ", ".join(b["id"] + " " + b["version"] for b in meta.get("backends", [])) or "?"
-    out = [f"compat run {run.run_id}  started {meta.get('started', '?')}  mode {meta.get('mode', '?')}",
-           f"backends: {backends}", "", summary_table(run, registry), ""]
+    out = [
+        f"compat run {run.run_id}  started {meta.get('started', '?')}  mode {meta.get('mode', '?')}",
+        f"backends: {backends}",
+        "",
+        summary_table(run, registry),
+        "",
+    ]
     merged = aggregate.distinct(run.divergences)
     new = [r for r in merged if r.status == "new"]
     out.append(f"new divergences ({len(new)}):")
@@ -141,16 +172,28 @@ def text_report(run: Run, registry: Registry, every: bool = False) -> str:
         if not every and len(group) > 2:
             out.append(f"      ... {len(group) - 2} more (--all lists every divergence)")
     if unsupported_lines(run):
-        out += ["", "unsupported operations (declared by the adapter; counted, not checked):", *unsupported_lines(run)]
+        out += [
+            "",
+            "unsupported operations (declared by the adapter; counted, not checked):",
+            *unsupported_lines(run),
+        ]
     for name, found in aggregate.survey_tables(run.observations).items():
-        out += ["", f"{name} (a survey: backend x case -> value)",
-                table(["case"] + found.columns, [[row] + [values.get(c, "-") for c in found.columns]
-                                                 for row, values in found.rows.items()])]
+        out += [
+            "",
+            f"{name} (a survey: backend x case -> value)",
+            table(
+                ["case"] + found.columns,
+                [[row] + [values.get(c, "-") for c in found.columns] for row, values in found.rows.items()],
+            ),
+        ]
     for device, ops in aggregate.kernel_coverage(run.coverage).items():
         on_device = sorted(op for op, c in ops.items() if c["device"])
         fell_back = sorted(op for op, c in ops.items() if c["fallback"] and not c["device"])
-        out += ["", f"kernel coverage on {device}: {len(on_device)} ops ran on the device, {len(fell_back)} only fell back to the CPU",
-                "  on the device: " + (", ".join(f"{op} x{ops[op]['device']}" for op in on_device) or "none")]
+        out += [
+            "",
+            f"kernel coverage on {device}: {len(on_device)} ops ran on the device, {len(fell_back)} only fell back to the CPU",
+            "  on the device: " + (", ".join(f"{op} x{ops[op]['device']}" for op in on_device) or "none"),
+        ]
         if fell_back:
             out.append("  CPU fallback: " + ", ".join(f"{op} x{ops[op]['fallback']}" for op in fell_back))
     out += class_coverage_lines(run)
@@ -158,8 +201,14 @@ def text_report(run: Run, registry: Registry, every: bool = False) -> str:
     if differences:
         out += ["", "promotion: result dtypes that differ from NumPy"]
         for backend, rows in differences.items():
-            out += ["", f"{backend}:", table(["inputs", "numpy", backend, "ops"],
-                                             [[r.inputs, r.numpy, r.backend, ", ".join(r.ops)] for r in rows])]
+            out += [
+                "",
+                f"{backend}:",
+                table(
+                    ["inputs", "numpy", backend, "ops"],
+                    [[r.inputs, r.numpy, r.backend, ", ".join(r.ops)] for r in rows],
+                ),
+            ]
     return "\n".join(out)
 
 
@@ -173,8 +222,11 @@ def class_coverage_lines(run: Run) -> list[str]:
     for coverage in found:
         missing = coverage.missing()
         where = len(coverage.covered)
-        out.append(f"  {coverage.spec} by {coverage.name}: " + " | ".join(coverage.classes)
-                   + (f" - all, on {where} backend(s)/device(s)" if not missing else ""))
+        out.append(
+            f"  {coverage.spec} by {coverage.name}: "
+            + " | ".join(coverage.classes)
+            + (f" - all, on {where} backend(s)/device(s)" if not missing else "")
+        )
         out += [f"      not covered on {w}: {', '.join(classes)}" for w, classes in missing.items()]
     return out
 
@@ -186,12 +238,22 @@ def json_report(run: Run, registry: Registry) -> dict:
         "stale": [vars(s) for s in aggregate.stale(run, registry)],
         "fixed": [vars(f) for f in aggregate.fixed(map(aggregate.replayed, run.replays))],
         "divergences": [r.to_json() for r in aggregate.distinct(run.divergences)],
-        "promotion": {backend: [vars(r) | {"ops": list(r.ops)} for r in rows]
-                      for backend, rows in aggregate.promotion_differences(run.divergences).items()},
-        "input_classes": [{"spec": c.spec, "name": c.name, "classes": c.classes,
-                           "covered": {where: sorted(got) for where, got in c.covered.items()}}
-                          for c in aggregate.input_classes(run.checks)],
-        "surveys": {name: {"backends": t.columns, "rows": t.rows}
-                    for name, t in aggregate.survey_tables(run.observations).items()},
+        "promotion": {
+            backend: [vars(r) | {"ops": list(r.ops)} for r in rows]
+            for backend, rows in aggregate.promotion_differences(run.divergences).items()
+        },
+        "input_classes": [
+            {
+                "spec": c.spec,
+                "name": c.name,
+                "classes": c.classes,
+                "covered": {where: sorted(got) for where, got in c.covered.items()},
+            }
+            for c in aggregate.input_classes(run.checks)
+        ],
+        "surveys": {
+            name: {"backends": t.columns, "rows": t.rows}
+            for name, t in aggregate.survey_tables(run.observations).items()
+        },
         "kernel_coverage": aggregate.kernel_coverage(run.coverage),
     }

@@ -89,9 +89,35 @@ CREATE INDEX IF NOT EXISTS records_by_type ON records (type, family);
 CREATE VIEW IF NOT EXISTS records_with_body AS SELECT records.*, bodies.body FROM records JOIN bodies USING (digest);
 """
 
-COLUMNS = ("run_id", "worker", "digest", "nth", "type", "family", "spec", "backend_id", "backend_name",
-           "backend_version", "backend_config", "device", "reference", "op", "kind", "status", "known", "sig_inputs",
-           "sig_expected", "sig_actual", "count", "cases", "survey", "survey_row", "survey_value", "tables", "unsupported")
+COLUMNS = (
+    "run_id",
+    "worker",
+    "digest",
+    "nth",
+    "type",
+    "family",
+    "spec",
+    "backend_id",
+    "backend_name",
+    "backend_version",
+    "backend_config",
+    "device",
+    "reference",
+    "op",
+    "kind",
+    "status",
+    "known",
+    "sig_inputs",
+    "sig_expected",
+    "sig_actual",
+    "count",
+    "cases",
+    "survey",
+    "survey_row",
+    "survey_value",
+    "tables",
+    "unsupported",
+)
 INSERT = f"INSERT OR IGNORE INTO records ({', '.join(COLUMNS)}) VALUES ({', '.join('?' * len(COLUMNS))})"
 
 
@@ -104,17 +130,17 @@ class Ingested:
     """What one ``ingest`` call added."""
 
     files: int = 0
-    lines: int = 0                                          # record lines read (blank lines aside)
-    bad_lines: int = 0                                      # of which not records (listed in skipped)
-    records: int = 0                                        # record rows added
-    runs: list[str] = field(default_factory=list)           # runs the store did not know
-    described: list[str] = field(default_factory=list)      # runs whose run.json was added
-    per_run: Counter = field(default_factory=Counter)       # run id -> records added
-    skipped: list[str] = field(default_factory=list)        # "file:line: reason"
+    lines: int = 0  # record lines read (blank lines aside)
+    bad_lines: int = 0  # of which not records (listed in skipped)
+    records: int = 0  # record rows added
+    runs: list[str] = field(default_factory=list)  # runs the store did not know
+    described: list[str] = field(default_factory=list)  # runs whose run.json was added
+    per_run: Counter = field(default_factory=Counter)  # run id -> records added
+    skipped: list[str] = field(default_factory=list)  # "file:line: reason"
 
 
 def now() -> str:
-    return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+    return datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
 
 
 def started_from_run_id(run_id: str) -> str | None:
@@ -128,17 +154,23 @@ def started_from_run_id(run_id: str) -> str | None:
 
 # -- opening -------------------------------------------------------------------------
 
+
 def schema_of(connection: sqlite3.Connection) -> tuple[int, set[str]]:
     version = connection.execute("PRAGMA user_version").fetchone()[0]
-    return version, {row[0] for row in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    return version, {
+        row[0] for row in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+    }
 
 
 def check_schema(connection: sqlite3.Connection, path: Path, version: int, tables: set[str]) -> None:
     if version == SCHEMA_VERSION:
         return
     if tables or version:
-        raise StoreError(f"cannot use store {path}: not a compat store (an SQLite file with other tables)"
-                         if version == 0 else f"cannot use store {path}: store format {version}, this compat reads {SCHEMA_VERSION}")
+        raise StoreError(
+            f"cannot use store {path}: not a compat store (an SQLite file with other tables)"
+            if version == 0
+            else f"cannot use store {path}: store format {version}, this compat reads {SCHEMA_VERSION}"
+        )
     raise StoreError(f"cannot use store {path}: empty, nothing was merged into it")
 
 
@@ -188,10 +220,14 @@ def connect(path: Path | str, create: bool = True) -> sqlite3.Connection:
         raise StoreError(f"cannot open store {path}: {error}") from None
     try:
         connection.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-        connection.execute("PRAGMA synchronous = NORMAL")  # with WAL: a crash loses at most the last commits, never corrupts
+        connection.execute(
+            "PRAGMA synchronous = NORMAL"
+        )  # with WAL: a crash loses at most the last commits, never corrupts
         if create:
             while_locked(lambda: create_schema(connection, path))
-            if connection.execute("PRAGMA journal_mode").fetchone()[0] != "wal":  # kept in the file: readers and writers at once
+            if (
+                connection.execute("PRAGMA journal_mode").fetchone()[0] != "wal"
+            ):  # kept in the file: readers and writers at once
                 while_locked(lambda: connection.execute("PRAGMA journal_mode = WAL"))
         else:
             check_schema(connection, path, *schema_of(connection))
@@ -205,6 +241,7 @@ def connect(path: Path | str, create: bool = True) -> sqlite3.Connection:
 
 
 # -- ingesting -----------------------------------------------------------------------
+
 
 def results_files(directory: Path) -> tuple[list[Path], list[Path]]:
     """run.json files and records-*.jsonl files under a results directory (or one run)."""
@@ -221,7 +258,9 @@ def results_files(directory: Path) -> tuple[list[Path], list[Path]]:
     except OSError as error:
         raise StoreError(f"cannot read results directory {directory}: {error.strerror or error}") from None
     if not metas and not files:
-        raise StoreError(f"{directory} is not a compat results directory (no run.json or records-*.jsonl under it)")
+        raise StoreError(
+            f"{directory} is not a compat results directory (no run.json or records-*.jsonl under it)"
+        )
     return metas, files
 
 
@@ -230,14 +269,31 @@ def row_of(record: records.Record, digest: str, nth: int) -> tuple:
     backend = record.backend
     signature = getattr(record, "signature", None) or {}
     return (
-        record.run_id, record.worker, digest, nth, record.TYPE, record.family, record.spec,
-        backend.row, backend.name, backend.version, json.dumps(backend.config, sort_keys=True),  # row: 'jax[x64]~jit'
-        record.device, record.reference,
-        getattr(record, "op", None), getattr(record, "kind", None), getattr(record, "status", None),
-        getattr(record, "known", None), signature.get("inputs"), signature.get("expected"), signature.get("actual"),
+        record.run_id,
+        record.worker,
+        digest,
+        nth,
+        record.TYPE,
+        record.family,
+        record.spec,
+        backend.row,
+        backend.name,
+        backend.version,
+        json.dumps(backend.config, sort_keys=True),  # row: 'jax[x64]~jit'
+        record.device,
+        record.reference,
+        getattr(record, "op", None),
+        getattr(record, "kind", None),
+        getattr(record, "status", None),
+        getattr(record, "known", None),
+        signature.get("inputs"),
+        signature.get("expected"),
+        signature.get("actual"),
         getattr(record, "count", None),
         json.dumps(record.cases, sort_keys=True) if isinstance(record, records.Checks) else None,
-        getattr(record, "table", None), getattr(record, "row", None), getattr(record, "value", None),
+        getattr(record, "table", None),
+        getattr(record, "row", None),
+        getattr(record, "value", None),
         json.dumps(record.tables) if hasattr(record, "tables") else None,
         json.dumps(record.unsupported, sort_keys=True) if isinstance(record, records.Checks) else None,
     )
@@ -265,7 +321,9 @@ def read_records(path: Path, skipped: list[str], stored) -> tuple[list[tuple], i
                     skipped.append(f"{path}:{number}: not JSON ({error})"[:400])
                     continue
                 digest = hashlib.blake2b(line, digest_size=16).hexdigest()
-                identity = (data.get("run_id"), data.get("worker"), digest) if isinstance(data, dict) else None
+                identity = (
+                    (data.get("run_id"), data.get("worker"), digest) if isinstance(data, dict) else None
+                )
                 if identity is not None:
                     seen[identity] += 1
                     if (digest, seen[identity]) in stored(*identity[:2]):
@@ -310,15 +368,18 @@ def add_run(connection, run_id: str, source: str, ingested: Ingested, meta: dict
     started = (meta or {}).get("started")
     started = started if isinstance(started, str) and started else started_from_run_id(run_id) or now()
     body = json.dumps(meta, sort_keys=True) if meta is not None else None
-    cursor = connection.execute("INSERT OR IGNORE INTO runs (run_id, started, meta, source, ingested) VALUES (?, ?, ?, ?, ?)",
-                                (run_id, started, body, source, now()))
+    cursor = connection.execute(
+        "INSERT OR IGNORE INTO runs (run_id, started, meta, source, ingested) VALUES (?, ?, ?, ?, ?)",
+        (run_id, started, body, source, now()),
+    )
     if cursor.rowcount:
         ingested.runs.append(run_id)
         if meta is not None:
             ingested.described.append(run_id)
     elif meta is not None:
-        cursor = connection.execute("UPDATE runs SET meta = ?, started = ? WHERE run_id = ? AND meta IS NULL",
-                                    (body, started, run_id))
+        cursor = connection.execute(
+            "UPDATE runs SET meta = ?, started = ? WHERE run_id = ? AND meta IS NULL", (body, started, run_id)
+        )
         if cursor.rowcount:
             ingested.described.append(run_id)
 
@@ -331,7 +392,7 @@ def ingest(store: Path | str, directories: list[Path | str]) -> Ingested:
     connection = connect(store)
     ingested = Ingested()
     try:
-        for directory, metas, files in found:
+        for _directory, metas, files in found:
             for meta_path in metas:
                 meta = read_meta(meta_path, ingested.skipped)
                 if meta is not None:
@@ -349,8 +410,10 @@ def ingest(store: Path | str, directories: list[Path | str]) -> Ingested:
                 for row, _ in rows:
                     by_run.setdefault(row[0], []).append(row)
                 with transaction(connection):
-                    connection.executemany("INSERT OR IGNORE INTO bodies (digest, body) VALUES (?, ?)",
-                                           ((row[2], text) for row, text in rows))
+                    connection.executemany(
+                        "INSERT OR IGNORE INTO bodies (digest, body) VALUES (?, ?)",
+                        ((row[2], text) for row, text in rows),
+                    )
                     for run_id, run_rows in sorted(by_run.items()):
                         add_run(connection, run_id, str(path.parent), ingested)
                         added = connection.executemany(INSERT, run_rows).rowcount
@@ -369,8 +432,11 @@ def stored_identities(connection: sqlite3.Connection):
 
     def stored(run_id, worker) -> set:
         if (run_id, worker) not in cache:
-            cache[(run_id, worker)] = set(connection.execute(
-                "SELECT digest, nth FROM records WHERE run_id = ? AND worker = ?", (run_id, worker)).fetchall())
+            cache[(run_id, worker)] = set(
+                connection.execute(
+                    "SELECT digest, nth FROM records WHERE run_id = ? AND worker = ?", (run_id, worker)
+                ).fetchall()
+            )
         return cache[(run_id, worker)]
 
     return stored
@@ -378,13 +444,17 @@ def stored_identities(connection: sqlite3.Connection):
 
 # -- reading -------------------------------------------------------------------------
 
+
 def counts(store: Path | str) -> dict:
     """Rows per table and records per type (for tests and the CLI)."""
     connection = connect(store, create=False)
     try:
         by_type = dict(connection.execute("SELECT type, count(*) FROM records GROUP BY type").fetchall())
-        return {"runs": connection.execute("SELECT count(*) FROM runs").fetchone()[0],
-                "described": connection.execute("SELECT count(*) FROM runs WHERE meta IS NOT NULL").fetchone()[0],
-                "records": sum(by_type.values()), "by_type": by_type}
+        return {
+            "runs": connection.execute("SELECT count(*) FROM runs").fetchone()[0],
+            "described": connection.execute("SELECT count(*) FROM runs WHERE meta IS NOT NULL").fetchone()[0],
+            "records": sum(by_type.values()),
+            "by_type": by_type,
+        }
     finally:
         connection.close()

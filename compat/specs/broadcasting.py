@@ -25,21 +25,29 @@ def exact_arrays(shape):
 
 
 def broadcastable_shapes(num_shapes):
-    return hnp.mutually_broadcastable_shapes(num_shapes=num_shapes, max_dims=MAX_DIMS, min_side=0, max_side=MAX_SIDE)
+    return hnp.mutually_broadcastable_shapes(
+        num_shapes=num_shapes, max_dims=MAX_DIMS, min_side=0, max_side=MAX_SIDE
+    )
 
 
 @st.composite
 def incompatible_shapes(draw, num_shapes=2):
     """Shapes that do not broadcast: one dimension made to conflict (sizes >= 2 that differ)."""
-    shapes = [list(s) for s in draw(hnp.mutually_broadcastable_shapes(num_shapes=num_shapes, min_dims=1,
-                                                                        max_dims=4, max_side=3)).input_shapes]
+    shapes = [
+        list(s)
+        for s in draw(
+            hnp.mutually_broadcastable_shapes(num_shapes=num_shapes, min_dims=1, max_dims=4, max_side=3)
+        ).input_shapes
+    ]
     which = draw(st.integers(0, num_shapes - 1), label="which operand")
     other = (which + 1) % num_shapes
     shapes[other] = shapes[other] or [1]
     shapes[which] = shapes[which] or [1]
     axis = draw(st.integers(1, min(len(shapes[which]), len(shapes[other]))), label="axis from the right")
     size = shapes[other][-axis]
-    shapes[which][-axis] = draw(st.sampled_from([n for n in (2, 3, 4) if n != size]), label="conflicting size")
+    shapes[which][-axis] = draw(
+        st.sampled_from([n for n in (2, 3, 4) if n != size]), label="conflicting size"
+    )
     if shapes[other][-axis] == 1:
         shapes[other][-axis] = draw(st.sampled_from([n for n in (2, 3, 4) if n != shapes[which][-axis]]))
     return [tuple(s) for s in shapes]
@@ -47,7 +55,9 @@ def incompatible_shapes(draw, num_shapes=2):
 
 def ranked_shapes(num_shapes, ranks):
     """Broadcastable shapes in a rank relation: one operand of lower rank than the others, or equal ranks."""
-    return ranked_broadcastable_shapes(num_shapes, RANK_RELATIONS[num_shapes][ranks], max_dims=MAX_DIMS, max_side=MAX_SIDE)
+    return ranked_broadcastable_shapes(
+        num_shapes, RANK_RELATIONS[num_shapes][ranks], max_dims=MAX_DIMS, max_side=MAX_SIDE
+    )
 
 
 @pytest.mark.parametrize("op", ELEMENTWISE)
@@ -68,7 +78,12 @@ def test_three_operands_broadcast(xp, op, ranks, data):
     first, second, third = data.draw(ranked_shapes(3, ranks), label="shapes")
     if op == "where":
         cond = data.draw(arrays("bool", first), label="condition")
-        xp.check("where", cond, data.draw(exact_arrays(second), label="x"), data.draw(exact_arrays(third), label="y"))
+        xp.check(
+            "where",
+            cond,
+            data.draw(exact_arrays(second), label="x"),
+            data.draw(exact_arrays(third), label="y"),
+        )
     else:
         x = data.draw(exact_arrays(first), label="x")
         lo = data.draw(arrays("float32", second, elements=st.just(-2.0)), label="lo")
@@ -98,17 +113,28 @@ def test_broadcast_shapes_of_incompatible_shapes_raise(xp, shapes):
 @given(data=st.data())
 def test_broadcast_to(xp, data):
     """broadcast_to(x, shape) works exactly when x's shape broadcasts to shape (NumPy's one-way rule)."""
-    target = data.draw(hnp.array_shapes(min_dims=0, max_dims=MAX_DIMS, min_side=0, max_side=MAX_SIDE), label="target")
+    target = data.draw(
+        hnp.array_shapes(min_dims=0, max_dims=MAX_DIMS, min_side=0, max_side=MAX_SIDE), label="target"
+    )
     compatible = data.draw(st.booleans(), label="compatible")
     if compatible:
-        shape = data.draw(hnp.broadcastable_shapes(target, max_dims=len(target), min_side=0, max_side=MAX_SIDE), label="shape")
+        shape = data.draw(
+            hnp.broadcastable_shapes(target, max_dims=len(target), min_side=0, max_side=MAX_SIDE),
+            label="shape",
+        )
     else:
-        shape = data.draw(hnp.array_shapes(min_dims=0, max_dims=MAX_DIMS, min_side=0, max_side=MAX_SIDE), label="shape")
+        shape = data.draw(
+            hnp.array_shapes(min_dims=0, max_dims=MAX_DIMS, min_side=0, max_side=MAX_SIDE), label="shape"
+        )
     xp.check("broadcast_to", data.draw(exact_arrays(shape), label="x"), target)
 
 
-@given(shapes=hnp.mutually_broadcastable_shapes(signature="(m?,n),(n,p?)->(m?,p?)", max_dims=5, min_side=1, max_side=3),
-       data=st.data())
+@given(
+    shapes=hnp.mutually_broadcastable_shapes(
+        signature="(m?,n),(n,p?)->(m?,p?)", max_dims=5, min_side=1, max_side=3
+    ),
+    data=st.data(),
+)
 def test_matmul_batch_dimensions_broadcast(xp, shapes, data):
     """matmul broadcasts batch dimensions; a 1-D operand gets a dimension added and removed again."""
     a, b = (data.draw(exact_arrays(s), label=f"operand {i}") for i, s in enumerate(shapes.input_shapes))
@@ -119,9 +145,16 @@ def test_matmul_batch_dimensions_broadcast(xp, shapes, data):
 @given(data=st.data())
 def test_reduction_with_keepdims_broadcasts_back(xp, op, data):
     """op(x, axis, keepdims=True) keeps size-1 axes, so x - op(x, ...) broadcasts back to x.shape."""
-    x = data.draw(exact_arrays(hnp.array_shapes(min_dims=1, max_dims=MAX_DIMS, min_side=1, max_side=MAX_SIDE)), label="x")
-    axis = data.draw(st.none() | st.integers(-x.ndim, x.ndim - 1)
-                     | st.lists(st.integers(0, x.ndim - 1), min_size=1, unique=True).map(tuple), label="axis")
+    x = data.draw(
+        exact_arrays(hnp.array_shapes(min_dims=1, max_dims=MAX_DIMS, min_side=1, max_side=MAX_SIDE)),
+        label="x",
+    )
+    axis = data.draw(
+        st.none()
+        | st.integers(-x.ndim, x.ndim - 1)
+        | st.lists(st.integers(0, x.ndim - 1), min_size=1, unique=True).map(tuple),
+        label="axis",
+    )
     reduced = xp.check(op, x, axis=axis, keepdims=True)
     if not reduced.raised:
         xp.check("subtract", x, np.asarray(getattr(np, op)(x, axis=axis, keepdims=True)))

@@ -48,7 +48,9 @@ def test_jacobian_of_random_programs(xp, dtype, data):
     """jacobian(f)(x) of an array-valued f has shape f(x).shape + x.shape and the derivative's values."""
     xp.requires("jacobian")
     shape = data.draw(small_shapes, label="shape")
-    program = data.draw(programs(dtype, max_depth=3, max_inputs=1, scalar=False, shapes=[shape]), label="program")
+    program = data.draw(
+        programs(dtype, max_depth=3, max_inputs=1, scalar=False, shapes=[shape]), label="program"
+    )
     xp.check_gradient("jacobian", program, *program.inputs)
 
 
@@ -58,11 +60,21 @@ def test_jacobian_of_random_programs(xp, dtype, data):
 def test_per_example_gradients(xp, dtype, data):
     """A batched per-example gradient (vmap(grad), vectorized_map) equals the gradient of each example."""
     xp.requires("per_example_grad")
-    params_shape, example_shape = data.draw(small_shapes, label="params shape"), data.draw(small_shapes, label="example shape")
-    program = data.draw(programs(dtype, max_depth=3, max_inputs=2, shapes=[params_shape, example_shape]), label="program")
+    params_shape, example_shape = (
+        data.draw(small_shapes, label="params shape"),
+        data.draw(small_shapes, label="example shape"),
+    )
+    program = data.draw(
+        programs(dtype, max_depth=3, max_inputs=2, shapes=[params_shape, example_shape]), label="program"
+    )
     params, example = program.inputs
-    more = data.draw(st.lists(arrays(dtype, example_shape, elements=program_elements(dtype)), max_size=3), label="more examples")
-    batch = np.stack([example] + [e for e in more if smooth_at(program, (params, e))])  # the program was built smooth at the first
+    more = data.draw(
+        st.lists(arrays(dtype, example_shape, elements=program_elements(dtype)), max_size=3),
+        label="more examples",
+    )
+    batch = np.stack(
+        [example] + [e for e in more if smooth_at(program, (params, e))]
+    )  # the program was built smooth at the first
     xp.check_gradient("per_example_grad", program, params, batch)
 
 
@@ -79,6 +91,7 @@ def test_hessian_vector_products(xp, dtype, data):
 
 
 # -- conventions at non-smooth and special points (a survey) ----------------
+
 
 def x(slot=0):
     return Node("input", slot=slot)
@@ -108,18 +121,37 @@ CONVENTIONS = {
     "maximum(x, y) at x=y: d/dx": (Program(total(call("maximum", x(0), x(1))), (f32(1.0), f32(1.0))), 0),
     "max(x) with ties x=[1, 1, 0]": (Program(call("max", x()), (f32(1.0, 1.0, 0.0),)), 0),
     "min(x) with ties x=[0, 0, 1]": (Program(call("min", x()), (f32(0.0, 0.0, 1.0),)), 0),
-    "max(x, axis=0) with ties x=[[1, 2], [1, 0]]": (Program(total(call("max", x(), axis=0)), (f32(1, 2, 1, 0).reshape(2, 2),)), 0),
+    "max(x, axis=0) with ties x=[[1, 2], [1, 0]]": (
+        Program(total(call("max", x(), axis=0)), (f32(1, 2, 1, 0).reshape(2, 2),)),
+        0,
+    ),
     "sqrt(x) at x=0": (Program(total(call("sqrt", x())), (f32(0.0),)), 0),
     "norm(x) at x=0": (Program(call("norm", x()), (f32(0.0, 0.0),)), 0),
-    "clip(x, 0, 1) at x=0": (Program(total(call("clip", x(), c(0), c(1))), (f32(0.0),), (f32(0.0), f32(1.0))), 0),
-    "clip(x, 0, 1) at x=1": (Program(total(call("clip", x(), c(0), c(1))), (f32(1.0),), (f32(0.0), f32(1.0))), 0),
+    "clip(x, 0, 1) at x=0": (
+        Program(total(call("clip", x(), c(0), c(1))), (f32(0.0),), (f32(0.0), f32(1.0))),
+        0,
+    ),
+    "clip(x, 0, 1) at x=1": (
+        Program(total(call("clip", x(), c(0), c(1))), (f32(1.0),), (f32(0.0), f32(1.0))),
+        0,
+    ),
     "floor(x) at x=0.5": (Program(total(call("floor", x())), (f32(0.5),)), 0),
     "round(x) at x=0.3": (Program(total(call("round", x())), (f32(0.3),)), 0),
     "sign(x) at x=0.5": (Program(total(call("sign", x())), (f32(0.5),)), 0),
     "where(x > 0, sqrt(x), 0) at x=-1 (NaN in the untaken branch)": (
-        Program(total(call("where", call("greater", x(), c(0)), call("sqrt", x()), c(0))), (f32(-1.0),), (f32(0.0),)), 0),
+        Program(
+            total(call("where", call("greater", x(), c(0)), call("sqrt", x()), c(0))),
+            (f32(-1.0),),
+            (f32(0.0),),
+        ),
+        0,
+    ),
     "where(x > 0, log(x), 0) at x=0 (-inf in the untaken branch)": (
-        Program(total(call("where", call("greater", x(), c(0)), call("log", x()), c(0))), (f32(0.0),), (f32(0.0),)), 0),
+        Program(
+            total(call("where", call("greater", x(), c(0)), call("log", x()), c(0))), (f32(0.0),), (f32(0.0),)
+        ),
+        0,
+    ),
     "power(x, y) at x=0, y=2: d/dy": (Program(total(call("power", x(0), x(1))), (f32(0.0), f32(2.0))), 1),
     "power(x, 0.5) at x=0": (Program(total(call("power", x(), c(0))), (f32(0.0),), (f32(0.5),)), 0),
     "log(x) at x=0": (Program(total(call("log", x())), (f32(0.0),)), 0),
@@ -129,15 +161,27 @@ NON_DIFFERENTIABLE = {
     "int32 input": (Program(total(call("multiply", x(), x())), (np.array([1, 2], np.int32),)), 0),
     "bool input": (Program(total(call("logical_not", x())), (np.array([True], np.bool_),)), 0),
     "complex64: d/dz of |z|^2 at z=1+2j": (
-        Program(total(call("real", call("multiply", x(), call("conj", x())))), (np.array([1 + 2j], np.complex64),)), 0),
+        Program(
+            total(call("real", call("multiply", x(), call("conj", x())))), (np.array([1 + 2j], np.complex64),)
+        ),
+        0,
+    ),
     "complex64: d/dz of real(w*z), w=3+4j, at z=1+2j": (
-        Program(total(call("real", call("multiply", c(0), x()))), (np.array([1 + 2j], np.complex64),),
-                (np.array([3 + 4j], np.complex64),)), 0),
+        Program(
+            total(call("real", call("multiply", c(0), x()))),
+            (np.array([1 + 2j], np.complex64),),
+            (np.array([3 + 4j], np.complex64),),
+        ),
+        0,
+    ),
 }
 
 
-@pytest.mark.parametrize("table, cases", [("gradient conventions", CONVENTIONS),
-                                          ("gradients of non-float inputs", NON_DIFFERENTIABLE)], ids=["conventions", "non-float"])
+@pytest.mark.parametrize(
+    "table, cases",
+    [("gradient conventions", CONVENTIONS), ("gradients of non-float inputs", NON_DIFFERENTIABLE)],
+    ids=["conventions", "non-float"],
+)
 def test_gradient_conventions_survey(xp, table, cases):
     """Survey, not judgement: what each framework's gradient is where the derivative is undefined or
     the input is not a real float (int, bool, complex)."""

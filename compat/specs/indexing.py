@@ -15,7 +15,7 @@ import itertools
 
 import numpy as np
 import pytest
-from hypothesis import assume, given
+from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
@@ -60,8 +60,10 @@ def test_integer_array_indexing(xp, form, data):
     """Integer arrays index the leading dimensions, broadcast together; negative entries count from the end."""
     shape = data.draw(hnp.array_shapes(min_dims=1, max_dims=4, min_side=1, max_side=MAX_SIDE), label="shape")
     x = data.draw(any_arrays(shape), label="x")
-    index = data.draw(hnp.integer_array_indices(shape, result_shape=hnp.array_shapes(min_dims=0, max_dims=2, max_side=3)),
-                      label="integer arrays")
+    index = data.draw(
+        hnp.integer_array_indices(shape, result_shape=hnp.array_shapes(min_dims=0, max_dims=2, max_side=3)),
+        label="integer arrays",
+    )
     xp.check("getitem", x, array_forms(index, form))
 
 
@@ -92,21 +94,38 @@ def mixed_indices(draw, layout):
     arrays standing as ``layout`` says; arrays that are separated have at least one dimension
     (0-d ones have nothing to move: the other layouts draw those)."""
     allows, min_dims = LAYOUTS[layout]
-    shape = draw(hnp.array_shapes(min_dims=min_dims, max_dims=4, min_side=1, max_side=MAX_SIDE), label="shape")
-    pattern = draw(st.sampled_from([p for p in map("".join, itertools.product("as", repeat=len(shape))) if allows(p)]),
-                   label="arrays and slices")
+    shape = draw(
+        hnp.array_shapes(min_dims=min_dims, max_dims=4, min_side=1, max_side=MAX_SIDE), label="shape"
+    )
+    pattern = draw(
+        st.sampled_from([p for p in map("".join, itertools.product("as", repeat=len(shape))) if allows(p)]),
+        label="arrays and slices",
+    )
     separated = layout.startswith("separated")
-    result_shape = draw(hnp.array_shapes(min_dims=1 if separated else 0, max_dims=2, max_side=3), label="advanced result shape")
+    result_shape = draw(
+        hnp.array_shapes(min_dims=1 if separated else 0, max_dims=2, max_side=3),
+        label="advanced result shape",
+    )
     items = []
     for side, kind in zip(shape, pattern):
         if kind == "a":
-            items.append(draw(hnp.arrays(np.intp, result_shape, elements=st.integers(-side, side - 1)), label="index array"))
+            items.append(
+                draw(
+                    hnp.arrays(np.intp, result_shape, elements=st.integers(-side, side - 1)),
+                    label="index array",
+                )
+            )
         else:
             items.append(draw(st.slices(side), label="slice"))
     if draw(st.booleans(), label="insert None"):  # after the first array, and not between adjacent ones
         first, last = pattern.index("a"), pattern.rindex("a")
-        items.insert(draw(st.integers(first + 1 if separated or first == last else last + 1, len(items)),
-                          label="None at"), None)
+        items.insert(
+            draw(
+                st.integers(first + 1 if separated or first == last else last + 1, len(items)),
+                label="None at",
+            ),
+            None,
+        )
     if draw(st.booleans(), label="use Ellipsis"):  # in place of a run of full slices (or of none)
         start = draw(st.integers(0, len(items)), label="Ellipsis from")
         stop = draw(st.integers(start, len(items)), label="Ellipsis to")
@@ -132,7 +151,9 @@ def boolean_masks(draw, shape):
     if kind == "sequence element":
         axis = draw(st.integers(0, len(shape) - 1), label="axis")
         sequence = draw(st.sampled_from([tuple, list]), label="mask sequence")
-        mask = draw(st.lists(st.booleans(), min_size=shape[axis], max_size=shape[axis]).map(sequence), label="mask")
+        mask = draw(
+            st.lists(st.booleans(), min_size=shape[axis], max_size=shape[axis]).map(sequence), label="mask"
+        )
         return (slice(None),) * axis + (mask,)
     dims = len(shape) if kind == "full" else draw(st.integers(1, len(shape)), label="mask dims")
     return draw(hnp.arrays(np.bool_, shape[:dims]), label="mask")
@@ -189,13 +210,18 @@ def updates(draw, outside: bool):
     x = draw(arrays("float32", shape, elements=st.integers(-4, 4).map(float)), label="x")
     dims = draw(st.integers(1, len(shape)), label="indexed dims")
     count = draw(st.integers(1, 4), label="index length")
-    index = [draw(hnp.arrays(np.intp, (count,), elements=st.integers(0, side - 1)), label="indices")
-             for side in shape[:dims]]
+    index = [
+        draw(hnp.arrays(np.intp, (count,), elements=st.integers(0, side - 1)), label="indices")
+        for side in shape[:dims]
+    ]
     if outside:
         axis = draw(st.integers(0, dims - 1), label="axis out of bounds")
         index[axis][draw(st.integers(0, count - 1), label="position out of bounds")] = draw(
-            out_of_bounds(shape[axis]), label="index out of bounds")
-    values = draw(arrays("float32", (count,) + shape[dims:], elements=st.integers(1, 9).map(float)), label="values")
+            out_of_bounds(shape[axis]), label="index out of bounds"
+        )
+    values = draw(
+        arrays("float32", (count,) + shape[dims:], elements=st.integers(1, 9).map(float)), label="values"
+    )
     return x, tuple(index), values
 
 
@@ -224,10 +250,14 @@ def test_take_and_take_along_axis(xp, data):
     x = data.draw(arrays("int32", shape), label="x")
     axis = data.draw(st.integers(0, len(shape) - 1), label="axis")
     side = shape[axis]
-    flat = data.draw(hnp.arrays(np.intp, st.integers(0, 4), elements=st.integers(-side, side - 1)), label="take indices")
+    flat = data.draw(
+        hnp.arrays(np.intp, st.integers(0, 4), elements=st.integers(-side, side - 1)), label="take indices"
+    )
     xp.check("take", x, flat, axis=axis)
-    along_shape = shape[:axis] + (data.draw(st.integers(0, 3), label="along size"),) + shape[axis + 1:]
-    along = data.draw(hnp.arrays(np.intp, along_shape, elements=st.integers(0, side - 1)), label="along indices")
+    along_shape = shape[:axis] + (data.draw(st.integers(0, 3), label="along size"),) + shape[axis + 1 :]
+    along = data.draw(
+        hnp.arrays(np.intp, along_shape, elements=st.integers(0, side - 1)), label="along indices"
+    )
     xp.check("take_along_axis", x, along, axis=axis)
 
 
@@ -240,10 +270,12 @@ def test_put_along_axis(xp, indices, data):
     x = data.draw(arrays("float32", shape, elements=st.integers(-4, 4).map(float)), label="x")
     axis = data.draw(st.integers(0, len(shape) - 1), label="axis")
     side = shape[axis]
-    along_shape = shape[:axis] + (data.draw(st.integers(1, 3), label="along size"),) + shape[axis + 1:]
+    along_shape = shape[:axis] + (data.draw(st.integers(1, 3), label="along size"),) + shape[axis + 1 :]
     along = data.draw(hnp.arrays(np.intp, along_shape, elements=st.integers(0, side - 1)), label="indices")
     if WRITE_BOUNDS[indices]:
-        where = data.draw(st.tuples(*(st.integers(0, n - 1) for n in along_shape)), label="position out of bounds")
+        where = data.draw(
+            st.tuples(*(st.integers(0, n - 1) for n in along_shape)), label="position out of bounds"
+        )
         along[where] = data.draw(out_of_bounds(side), label="index out of bounds")
     values = data.draw(arrays("float32", along_shape, elements=st.integers(5, 9).map(float)), label="values")
     xp.check("put_along_axis", x, along, values, axis=axis)
@@ -252,11 +284,15 @@ def test_put_along_axis(xp, indices, data):
 SEED = np.arange(24).reshape(2, 3, 4)
 
 
-@pytest.mark.parametrize("index", [
-    (1, None, slice(1, 3), Ellipsis),
-    (slice(None), (True, False, True)),
-    (1, (0, 0, 1), backend_array([0, 1, 1])),
-], ids=["x[1, newaxis, 1:3, ...]", "x[:, (True, False, True)]", "x[1, (0, 0, 1), asarray([0, 1, 1])]"])
+@pytest.mark.parametrize(
+    "index",
+    [
+        (1, None, slice(1, 3), Ellipsis),
+        (slice(None), (True, False, True)),
+        (1, (0, 0, 1), backend_array([0, 1, 1])),
+    ],
+    ids=["x[1, newaxis, 1:3, ...]", "x[:, (True, False, True)]", "x[1, (0, 0, 1), asarray([0, 1, 1])]"],
+)
 def test_seed_examples(xp, index):
     """The indexing examples TensorFlow NumPy users start from, on arange(24).reshape(2, 3, 4)."""
     xp.check("getitem", SEED, index)

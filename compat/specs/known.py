@@ -14,5 +14,7 @@ import pytest
 def test_known_divergences_still_diverge(xp, known_family):
     """Every registry example of this family for this backend shows its entry's divergence."""
     if not xp.replay_known(known_family):
-        pytest.skip(f"no registry example of {known_family} for {xp.backend.id}"
-                    + (f" on {xp.device}" if xp.device else ""))
+        pytest.skip(
+            f"no registry example of {known_family} for {xp.backend.id}"
+            + (f" on {xp.device}" if xp.device else "")
+        )

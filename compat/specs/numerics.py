@@ -25,8 +25,18 @@ from compat.core.strategies import arrays, dtype_names, dtype_range, input_class
 FLOATS = dtypes.REAL_FLOAT
 # beyond the six operations the placement family feeds special values to (float32/float64 only there)
 UNARY = ops.names("exp", "log", "sqrt", "sin", "tanh", "sign", "floor", "round")
-BINARY = ops.names("add", "multiply", "true_divide", "floor_divide", "remainder", "power", "maximum", "minimum",
-                   "less", "equal")
+BINARY = ops.names(
+    "add",
+    "multiply",
+    "true_divide",
+    "floor_divide",
+    "remainder",
+    "power",
+    "maximum",
+    "minimum",
+    "less",
+    "equal",
+)
 REDUCTIONS = ops.names("sum", "prod", "max", "min")
 SIZES = (1, 3)  # one element shows a special value, three meet each other; few shapes for JAX to compile
 
@@ -102,7 +112,10 @@ def test_reductions_on_special_values(xp, op, data):
     dtype = data.draw(st.sampled_from(FLOATS), label="dtype")
     shape = data.draw(st.sampled_from([(4,), (2, 2)]), label="shape")
     special = st.sampled_from(order_free_values(dtype, op))
-    x = data.draw(arrays(dtype, shape, elements=st.one_of(special, special, special, moderate_elements(dtype))), label="x")
+    x = data.draw(
+        arrays(dtype, shape, elements=st.one_of(special, special, special, moderate_elements(dtype))),
+        label="x",
+    )
     axis = data.draw(st.none() | st.integers(-x.ndim, x.ndim - 1), label="axis")
     xp.check(op, x, axis=axis)
 
@@ -115,8 +128,12 @@ def ordinary_operands(name: str, arity: int, seed: int = 1) -> list[np.ndarray]:
     """The same operands every run (seeded): magnitudes spread over 1e-3..1e3, either sign,
     rounded to ``name``; nearly every sum, product and quotient of them is inexact."""
     rng = np.random.default_rng(seed)
-    return [(rng.choice([-1.0, 1.0], GRID) * np.exp(rng.uniform(np.log(1e-3), np.log(1e3), GRID)))
-            .astype(dtypes.to_numpy(name)) for _ in range(arity)]
+    return [
+        (rng.choice([-1.0, 1.0], GRID) * np.exp(rng.uniform(np.log(1e-3), np.log(1e3), GRID))).astype(
+            dtypes.to_numpy(name)
+        )
+        for _ in range(arity)
+    ]
 
 
 @pytest.mark.parametrize("op", ROUNDED)
@@ -148,7 +165,8 @@ def test_integer_arithmetic_wraps_at_the_limits(xp, op, data):
 DIVIDENDS = {"int8": [7, -7, 0], "int32": [7, -7, 0], "int64": [7, -7, 0], "uint8": [7, 0]}
 DIVISION_BY_ZERO = {
     f"{op}({dtype} {values} by 0)": (op, np.array(values, dtype=dtype), np.zeros(len(values), dtype=dtype))
-    for op in ("floor_divide", "remainder") for dtype, values in DIVIDENDS.items()
+    for op in ("floor_divide", "remainder")
+    for dtype, values in DIVIDENDS.items()
 }
 
 
@@ -176,7 +194,9 @@ def accuracy_inputs(op: str, name: str) -> tuple[np.ndarray, ...]:
 
     sign = rng.choice([-1.0, 1.0], half)
     if op == "log":
-        x = np.concatenate([rng.uniform(0.1, 10, half), spread(float(info.smallest_normal), float(info.max) / 2)])
+        x = np.concatenate(
+            [rng.uniform(0.1, 10, half), spread(float(info.smallest_normal), float(info.max) / 2)]
+        )
     elif op == "exp":
         limit = 0.99 * np.log(float(info.max))
         x = np.concatenate([rng.uniform(-limit, limit, half), sign * spread(1e-6, limit)])
@@ -195,10 +215,14 @@ def test_accuracy_survey(xp, op):
     a column like every backend). Judged where it exceeds the function's published accuracy
     (compat.core.ops.PUBLISHED_ULPS): the worst input is then a divergence of its own."""
     for dtype in FLOATS:
-        xp.observe("accuracy: worst error in ULPs", f"{op} {dtype}", xp.accuracy_of(op, *accuracy_inputs(op, dtype)))
+        xp.observe(
+            "accuracy: worst error in ULPs", f"{op} {dtype}", xp.accuracy_of(op, *accuracy_inputs(op, dtype))
+        )
 
 
-ACCUMULATED = 4096  # float16 holds every integer up to 2048, bfloat16 up to 256: a running sum in them stalls there
+ACCUMULATED = (
+    4096  # float16 holds every integer up to 2048, bfloat16 up to 256: a running sum in them stalls there
+)
 
 
 def accumulation_cases() -> dict[str, tuple]:
@@ -208,7 +232,10 @@ def accumulation_cases() -> dict[str, tuple]:
         cases[f"sum of {ACCUMULATED} {name} ones"] = ("sum", ones)
         cases[f"mean of {ACCUMULATED} {name} ones"] = ("mean", ones)
         cases[f"matmul of {name} ones (1, {ACCUMULATED}) @ ({ACCUMULATED}, 1)"] = (
-            "matmul", ones.reshape(1, -1), ones.reshape(-1, 1))
+            "matmul",
+            ones.reshape(1, -1),
+            ones.reshape(-1, 1),
+        )
     return cases
 
 
@@ -227,10 +254,18 @@ PAYLOAD = 0x7FC01234  # a quiet float32 NaN whose payload is 0x1234
 
 def payload_cases() -> dict[str, tuple]:
     nan, one = np.array([PAYLOAD], np.uint32).view(np.float32), np.ones(1, np.float32)
-    return {"negative(nan)": ("negative", nan), "abs(nan)": ("abs", nan), "sqrt(nan)": ("sqrt", nan),
-            "add(nan, 1)": ("add", nan, one), "add(1, nan)": ("add", one, nan), "multiply(nan, 2)": ("multiply", nan, one + 1),
-            "maximum(1, nan)": ("maximum", one, nan), "where(True, nan, 1)": ("where", np.array([True]), nan, one),
-            "sum([nan])": ("sum", nan), "astype(nan, float64)": ("astype", nan, {"dtype": "float64"})}
+    return {
+        "negative(nan)": ("negative", nan),
+        "abs(nan)": ("abs", nan),
+        "sqrt(nan)": ("sqrt", nan),
+        "add(nan, 1)": ("add", nan, one),
+        "add(1, nan)": ("add", one, nan),
+        "multiply(nan, 2)": ("multiply", nan, one + 1),
+        "maximum(1, nan)": ("maximum", one, nan),
+        "where(True, nan, 1)": ("where", np.array([True]), nan, one),
+        "sum([nan])": ("sum", nan),
+        "astype(nan, float64)": ("astype", nan, {"dtype": "float64"}),
+    }
 
 
 def test_nan_payload_survey(xp):
@@ -240,7 +275,11 @@ def test_nan_payload_survey(xp):
     checks them in copies, which must be bit for bit."""
     for row, (op, *args) in payload_cases().items():
         kwargs = args.pop() if isinstance(args[-1], dict) else {}
-        xp.observe(f"NaN payloads: the result's bits for the float32 NaN {PAYLOAD:#x}", row, xp.bits_of(op, *args, **kwargs))
+        xp.observe(
+            f"NaN payloads: the result's bits for the float32 NaN {PAYLOAD:#x}",
+            row,
+            xp.bits_of(op, *args, **kwargs),
+        )
 
 
 # -- mixed precision (a survey) ---------------------------------------------------------
@@ -251,9 +290,14 @@ POLICY_SIDE = 64  # float32 operands: a matmul of 64 x 64 accumulates 64 product
 def policy_cases() -> dict[str, tuple]:
     rng = np.random.default_rng(0)
     a, b = (rng.standard_normal((POLICY_SIDE, POLICY_SIDE)).astype(np.float32) for _ in range(2))
-    return {f"matmul float32 {POLICY_SIDE}x{POLICY_SIDE}": ("matmul", a, b), "add float32": ("add", a, b),
-            "exp float32": ("exp", a), "tanh float32": ("tanh", a), f"sum float32 ({a.size} terms)": ("sum", a),
-            "mean float32": ("mean", a)}
+    return {
+        f"matmul float32 {POLICY_SIDE}x{POLICY_SIDE}": ("matmul", a, b),
+        "add float32": ("add", a, b),
+        "exp float32": ("exp", a),
+        "tanh float32": ("tanh", a),
+        f"sum float32 ({a.size} terms)": ("sum", a),
+        "mean float32": ("mean", a),
+    }
 
 
 def test_mixed_precision_policy_survey(xp):
@@ -268,6 +312,7 @@ def test_mixed_precision_policy_survey(xp):
 
 
 # -- conversions -------------------------------------------------------------------
+
 
 def exactly(name: str, values) -> np.ndarray:
     """``values`` (Python numbers, each exactly representable in ``name``) as an array of ``name``."""
@@ -295,23 +340,60 @@ def narrowing_cases(source: str, target: str) -> dict[str, tuple[np.ndarray, str
 
     def step(v):  # the gap of the values beside v (in float32 where the frameworks go through it)
         return gap(v, via)
+
     top = big + gap(big, target) / 2  # the tie between the largest float and the next power of two: inf
     cases = {
-        "ties, overflow and special values": ([1 + one / 2, 1 + 3 * one / 2, 1 + one / 2 + step(1),
-                                               1 + one / 2 - step(1), -(2 - one / 4), big, -big, top, -top,
-                                               top - step(big), float(dtypes.finfo(source).max), np.nan, np.inf,
-                                               -np.inf, -0.0, -least / 4], True),
-        "results below the normal range": ([tiny / 2, least, least / 2, 3 * least / 2, least / 2 + step(least / 2),
-                                            tiny - least / 2, least / 4, -(tiny / 2 + least)], False),
+        "ties, overflow and special values": (
+            [
+                1 + one / 2,
+                1 + 3 * one / 2,
+                1 + one / 2 + step(1),
+                1 + one / 2 - step(1),
+                -(2 - one / 4),
+                big,
+                -big,
+                top,
+                -top,
+                top - step(big),
+                float(dtypes.finfo(source).max),
+                np.nan,
+                np.inf,
+                -np.inf,
+                -0.0,
+                -least / 4,
+            ],
+            True,
+        ),
+        "results below the normal range": (
+            [
+                tiny / 2,
+                least,
+                least / 2,
+                3 * least / 2,
+                least / 2 + step(least / 2),
+                tiny - least / 2,
+                least / 4,
+                -(tiny / 2 + least),
+            ],
+            False,
+        ),
     }
     if source == "float64" and via == "float32":
+
         def nudge(v):  # lost in float32, which rounds v - nudge and v + nudge onto the tie v
             return gap(v, target) / 2**30
+
         above, below = [1 + one / 2, least / 2, 2**10 * (1 + one / 2)], [1 + 3 * one / 2, 3 * least / 2, top]
-        cases["ties float32 rounds onto"] = ([t + nudge(t) for t in above] + [t - nudge(t) for t in below]
-                                             + [-(1 + one / 2 + nudge(1)), -(top - nudge(top))], False)
-    return {f"{source} -> {target}: {label}": (exactly(source, values), target, exact)
-            for label, (values, exact) in cases.items()}
+        cases["ties float32 rounds onto"] = (
+            [t + nudge(t) for t in above]
+            + [t - nudge(t) for t in below]
+            + [-(1 + one / 2 + nudge(1)), -(top - nudge(top))],
+            False,
+        )
+    return {
+        f"{source} -> {target}: {label}": (exactly(source, values), target, exact)
+        for label, (values, exact) in cases.items()
+    }
 
 
 def widening_case(source: str, target: str) -> dict[str, tuple[np.ndarray, str, bool]]:
@@ -323,11 +405,22 @@ def widening_case(source: str, target: str) -> dict[str, tuple[np.ndarray, str, 
 
 
 FLOAT_CONVERSIONS = {
-    **{label: case for source, target in [("float64", "float32"), ("float64", "float16"), ("float64", "bfloat16"),
-                                         ("float32", "float16"), ("float32", "bfloat16")]
-       for label, case in narrowing_cases(source, target).items()},
-    **{label: case for source, target in [("float16", "float32"), ("bfloat16", "float32"), ("float32", "float64")]
-       for label, case in widening_case(source, target).items()},
+    **{
+        label: case
+        for source, target in [
+            ("float64", "float32"),
+            ("float64", "float16"),
+            ("float64", "bfloat16"),
+            ("float32", "float16"),
+            ("float32", "bfloat16"),
+        ]
+        for label, case in narrowing_cases(source, target).items()
+    },
+    **{
+        label: case
+        for source, target in [("float16", "float32"), ("bfloat16", "float32"), ("float32", "float64")]
+        for label, case in widening_case(source, target).items()
+    },
 }
 
 
@@ -340,17 +433,30 @@ def test_float_conversions_round_to_nearest_even(xp):
         (xp.check_exact if exact else xp.check)("astype", x, dtype=dtype)
 
 
-INTEGER_CONVERSIONS = [("int64", "int32"), ("int64", "int8"), ("int32", "int16"), ("int16", "int8"),
-                       ("int8", "uint8"), ("int32", "uint32"), ("int64", "uint64"), ("int8", "uint64"),
-                       ("uint8", "int8"), ("uint32", "int32"), ("uint64", "int64"), ("uint64", "uint8"),
-                       ("uint16", "int8")]
+INTEGER_CONVERSIONS = [
+    ("int64", "int32"),
+    ("int64", "int8"),
+    ("int32", "int16"),
+    ("int16", "int8"),
+    ("int8", "uint8"),
+    ("int32", "uint32"),
+    ("int64", "uint64"),
+    ("int8", "uint64"),
+    ("uint8", "int8"),
+    ("uint32", "int32"),
+    ("uint64", "int64"),
+    ("uint64", "uint8"),
+    ("uint16", "int8"),
+]
 
 
 def wrapping_values(source: str, target: str) -> np.ndarray:
     """The source's limits, the target's limits and their neighbours outside, -1 and 0 (those the source holds)."""
     low, high = dtype_range(source)
     lowest, highest = dtype_range(target)
-    values = sorted(v for v in {low, high, lowest - 1, lowest, highest, highest + 1, -1, 0} if low <= v <= high)
+    values = sorted(
+        v for v in {low, high, lowest - 1, lowest, highest, highest + 1, -1, 0} if low <= v <= high
+    )
     return exactly(source, np.resize(np.array(values, dtype=object), 8))
 
 
@@ -361,9 +467,19 @@ def test_integer_conversions_wrap_around(xp):
         xp.check("astype", wrapping_values(source, target), dtype=target)
 
 
-TRUNCATIONS = [("float64", "int64"), ("float64", "int32"), ("float64", "uint64"), ("float64", "uint8"),
-               ("float32", "int32"), ("float32", "int8"), ("float32", "uint32"), ("float16", "int16"),
-               ("float16", "uint8"), ("bfloat16", "int32"), ("bfloat16", "int8")]
+TRUNCATIONS = [
+    ("float64", "int64"),
+    ("float64", "int32"),
+    ("float64", "uint64"),
+    ("float64", "uint8"),
+    ("float32", "int32"),
+    ("float32", "int8"),
+    ("float32", "uint32"),
+    ("float16", "int16"),
+    ("float16", "uint8"),
+    ("bfloat16", "int32"),
+    ("bfloat16", "int8"),
+]
 
 
 def truncated_values(source: str, target: str) -> np.ndarray:
@@ -388,7 +504,10 @@ def test_float_to_integer_truncates_toward_zero(xp):
 
 def bool_cases() -> dict[str, tuple[np.ndarray, str]]:
     truth = exactly("bool", [True, False, True, True, False, True, False, False])
-    cases = {f"bool -> {target}": (truth, target) for target in ("int8", "uint16", "float16", "bfloat16", "float64")}
+    cases = {
+        f"bool -> {target}": (truth, target)
+        for target in ("int8", "uint16", "float16", "bfloat16", "float64")
+    }
     for source in ("float16", "bfloat16", "float32", "float64"):
         info = dtypes.finfo(source)
         values = [0.0, -0.0, np.nan, np.inf, -np.inf, float(info.smallest_subnormal), 0.5, -float(info.max)]
@@ -415,9 +534,11 @@ def out_of_range(target: str) -> dict[str, float]:
     return {"nan": np.nan, "inf": np.inf, "-inf": -np.inf, f"2**{bits}": 2.0**bits, **below}
 
 
-OUT_OF_RANGE = {f"float32 {label} -> {target}": (np.array([value], np.float32), target)
-                for target in ("int8", "int32", "int64", "uint8", "uint32", "uint64")
-                for label, value in out_of_range(target).items()}
+OUT_OF_RANGE = {
+    f"float32 {label} -> {target}": (np.array([value], np.float32), target)
+    for target in ("int8", "int32", "int64", "uint8", "uint32", "uint64")
+    for label, value in out_of_range(target).items()
+}
 
 
 def test_float_to_integer_out_of_range_survey(xp):

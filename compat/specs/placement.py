@@ -23,7 +23,8 @@ def any_values(name: str):
     """Every value of the dtype, edges included: copies must not touch a bit."""
     if name == "bfloat16":
         return hnp.arrays(np.float32, shapes(max_dims=2), elements=st.floats(width=32)).map(
-            lambda a: a.astype(dtypes.to_numpy("bfloat16")))
+            lambda a: a.astype(dtypes.to_numpy("bfloat16"))
+        )
     return hnp.arrays(dtypes.to_numpy(name), shapes(min_dims=0, max_dims=2))
 
 

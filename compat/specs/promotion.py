@@ -106,8 +106,23 @@ def test_zero_dim_array_with_nd_array(xp, op, data):
 
 
 LITERALS = [
-    True, 1, 1.0, 1j, -1, 2**31, 2**40, 2**63 - 1, -(2**63), 2**63,
-    [1, 2], [1, 2.5], [True, 2], [1, 1j], [1.5, True], [[1, 2], [3, 4.0]], [2**40, 1],
+    True,
+    1,
+    1.0,
+    1j,
+    -1,
+    2**31,
+    2**40,
+    2**63 - 1,
+    -(2**63),
+    2**63,
+    [1, 2],
+    [1, 2.5],
+    [True, 2],
+    [1, 1j],
+    [1.5, True],
+    [[1, 2], [3, 4.0]],
+    [2**40, 1],
 ]
 
 
@@ -129,8 +144,17 @@ def test_unary_function_result_dtype(xp, op, data):
 @given(data=st.data())
 def test_reduction_result_dtype(xp, op, data):
     """sum/prod/cumsum widen bool and small ints to the default int; mean gives a float."""
-    dtype = data.draw(dtype_names(("bool", "int8", "int16", "int32", "uint8", "uint16", "uint32", "uint64", "float16", "float32")), label="dtype")
+    dtype = data.draw(
+        dtype_names(
+            ("bool", "int8", "int16", "int32", "uint8", "uint16", "uint32", "uint64", "float16", "float32")
+        ),
+        label="dtype",
+    )
     x = data.draw(arrays(dtype, shapes(min_dims=1, max_dims=3)), label="x")
     axis = data.draw(st.none() | st.integers(-x.ndim, x.ndim - 1), label="axis")
-    kwargs = {"axis": axis} if op == "cumsum" else {"axis": axis, "keepdims": data.draw(st.booleans(), label="keepdims")}
+    kwargs = (
+        {"axis": axis}
+        if op == "cumsum"
+        else {"axis": axis, "keepdims": data.draw(st.booleans(), label="keepdims")}
+    )
     xp.check(op, x, **kwargs)

@@ -15,37 +15,70 @@ PyTorch's adapter (placement: on compat's reference ``apu`` device) and need tor
 from __future__ import annotations
 
 from compat.adapters.broken.base import ResultFault, with_values
-from compat.adapters.broken.promotion import (
-    Int8Uint8PromotesToInt8, Int32PlusFloatStaysInt32, Float32SlightlyOff,
-    ZeroDimArraysPromoteLikeScalars, TracedScalarsAreStrong,
-)
 from compat.adapters.broken.broadcasting import (
-    AddBroadcastsWrongly, LowerRankFirstOperandSwapped, WhereConditionAlignedLeft,
+    AddBroadcastsWrongly,
     KeepdimsIgnoredForSeveralAxes,
-)
-from compat.adapters.broken.indexing import (
-    NegativeStepSliceOffByOne, AdvancedIndicesLeftInPlace, OutOfBoundsIndicesClamped,
-    OutOfBoundsWritesDropped, AddAtLastWriteWins, SetAtFirstWriteWins,
+    LowerRankFirstOperandSwapped,
+    WhereConditionAlignedLeft,
 )
 from compat.adapters.broken.gradients import (
-    TanhGradientOffByOnePercent, GradientNotReducedOverBroadcast, Float64GradientsForFloat32,
+    Float64GradientsForFloat32,
+    GradientNotReducedOverBroadcast,
+    TanhGradientOffByOnePercent,
 )
-from compat.adapters.broken.placement import (
-    MaximumMinimumLeftOnTheHost, Int64AddLeftOnTheHost, CopyToAnotherDeviceStays,
+from compat.adapters.broken.indexing import (
+    AddAtLastWriteWins,
+    AdvancedIndicesLeftInPlace,
+    NegativeStepSliceOffByOne,
+    OutOfBoundsIndicesClamped,
+    OutOfBoundsWritesDropped,
+    SetAtFirstWriteWins,
 )
 from compat.adapters.broken.numerics import (
-    MultiplyRoundsTowardZero, SmallSquareRootsFromFastReciprocal, LogOfZeroIsNan, TanhThreeUlpsOff,
+    LogOfZeroIsNan,
+    MultiplyRoundsTowardZero,
+    SmallSquareRootsFromFastReciprocal,
+    TanhThreeUlpsOff,
+)
+from compat.adapters.broken.placement import (
+    CopyToAnotherDeviceStays,
+    Int64AddLeftOnTheHost,
+    MaximumMinimumLeftOnTheHost,
+)
+from compat.adapters.broken.promotion import (
+    Float32SlightlyOff,
+    Int8Uint8PromotesToInt8,
+    Int32PlusFloatStaysInt32,
+    TracedScalarsAreStrong,
+    ZeroDimArraysPromoteLikeScalars,
 )
 
 FAULTS = (
-    Int8Uint8PromotesToInt8, Int32PlusFloatStaysInt32, Float32SlightlyOff, ZeroDimArraysPromoteLikeScalars,
+    Int8Uint8PromotesToInt8,
+    Int32PlusFloatStaysInt32,
+    Float32SlightlyOff,
+    ZeroDimArraysPromoteLikeScalars,
     TracedScalarsAreStrong,
-    AddBroadcastsWrongly, LowerRankFirstOperandSwapped, WhereConditionAlignedLeft, KeepdimsIgnoredForSeveralAxes,
-    NegativeStepSliceOffByOne, AdvancedIndicesLeftInPlace, OutOfBoundsIndicesClamped, OutOfBoundsWritesDropped,
-    AddAtLastWriteWins, SetAtFirstWriteWins,
-    TanhGradientOffByOnePercent, GradientNotReducedOverBroadcast, Float64GradientsForFloat32,
-    MaximumMinimumLeftOnTheHost, Int64AddLeftOnTheHost, CopyToAnotherDeviceStays,
-    MultiplyRoundsTowardZero, SmallSquareRootsFromFastReciprocal, LogOfZeroIsNan, TanhThreeUlpsOff,
+    AddBroadcastsWrongly,
+    LowerRankFirstOperandSwapped,
+    WhereConditionAlignedLeft,
+    KeepdimsIgnoredForSeveralAxes,
+    NegativeStepSliceOffByOne,
+    AdvancedIndicesLeftInPlace,
+    OutOfBoundsIndicesClamped,
+    OutOfBoundsWritesDropped,
+    AddAtLastWriteWins,
+    SetAtFirstWriteWins,
+    TanhGradientOffByOnePercent,
+    GradientNotReducedOverBroadcast,
+    Float64GradientsForFloat32,
+    MaximumMinimumLeftOnTheHost,
+    Int64AddLeftOnTheHost,
+    CopyToAnotherDeviceStays,
+    MultiplyRoundsTowardZero,
+    SmallSquareRootsFromFastReciprocal,
+    LogOfZeroIsNan,
+    TanhThreeUlpsOff,
 )  # every fault, by family: what python -m compat detect runs
 
 __all__ = ["FAULTS", "ResultFault", "with_values", *(fault.__name__ for fault in FAULTS)]

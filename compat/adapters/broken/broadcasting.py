@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from compat.adapters.numpy import NumpyAdapter
 from compat.adapters.broken.base import with_values
+from compat.adapters.numpy import NumpyAdapter
 from compat.core import ops
 
 
@@ -40,8 +40,12 @@ class LowerRankFirstOperandSwapped(NumpyAdapter):
     family = "broadcasting"
 
     def call(self, op, args, kwargs=None, device=None):
-        if (ops.get(op).elementwise and len(args) == 2 and all(isinstance(a, np.ndarray) for a in args)
-                and args[0].ndim < args[1].ndim):
+        if (
+            ops.get(op).elementwise
+            and len(args) == 2
+            and all(isinstance(a, np.ndarray) for a in args)
+            and args[0].ndim < args[1].ndim
+        ):
             args = (args[1], args[0])
         return super().call(op, args, kwargs, device)
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from compat.adapters.numpy import NumpyAdapter
 from compat.adapters.broken.base import with_values
+from compat.adapters.numpy import NumpyAdapter
 
 
 class IndexItems:
@@ -51,12 +51,20 @@ class NegativeStepSliceOffByOne(NumpyAdapter):
             if any(isinstance(i, slice) and i.step is not None and i.step < 0 for i in items):
                 changed = []
                 for item, axis in zip(items, IndexItems.axes(items, x.ndim)):
-                    if isinstance(item, slice) and item.step is not None and item.step < 0 and axis is not None:
+                    if (
+                        isinstance(item, slice)
+                        and item.step is not None
+                        and item.step < 0
+                        and axis is not None
+                    ):
                         picked = range(*item.indices(x.shape[axis]))
                         if picked:  # start one step later, keeping stop and step
                             later = picked[1:]
-                            item = slice(later.start, later.stop if later.stop >= 0 else None, later.step) if later \
+                            item = (
+                                slice(later.start, later.stop if later.stop >= 0 else None, later.step)
+                                if later
                                 else slice(0, 0, item.step)
+                            )
                     changed.append(item)
                 args = (x, tuple(changed) if isinstance(index, tuple) else changed[0], *args[2:])
         return super().call(op, args, kwargs, device)
@@ -78,15 +86,20 @@ class AdvancedIndicesLeftInPlace(NumpyAdapter):
         advanced = [n for n, item in enumerate(items) if IndexItems.is_int_array(item)]
         if len(advanced) < 2 or advanced[-1] - advanced[0] + 1 == len(advanced):
             return outcome  # adjacent (or a single array): NumPy keeps them in place already
-        if any(not (IndexItems.is_int_array(i) or isinstance(i, slice) or i is None or i is Ellipsis) for i in items):
+        if any(
+            not (IndexItems.is_int_array(i) or isinstance(i, slice) or i is None or i is Ellipsis)
+            for i in items
+        ):
             return outcome
         broadcast = np.broadcast_shapes(*(items[n].shape for n in advanced))
         consumed = sum(1 for item in items if item is not None and item is not Ellipsis)
         before = 0  # result dimensions made by the items left of the first integer array
-        for item in items[:advanced[0]]:
+        for item in items[: advanced[0]]:
             before += max(x.ndim - consumed, 0) if item is Ellipsis else 1
         k = len(broadcast)
-        return with_values(outcome, np.moveaxis(outcome.values, list(range(k)), list(range(before, before + k))))
+        return with_values(
+            outcome, np.moveaxis(outcome.values, list(range(k)), list(range(before, before + k)))
+        )
 
 
 class OutOfBoundsIndicesClamped(NumpyAdapter):
@@ -121,8 +134,11 @@ class OutOfBoundsWritesDropped(NumpyAdapter):
     family = "indexing"
 
     def call(self, op, args, kwargs=None, device=None):
-        if op in ("set_at", "add_at", "setitem") and isinstance(args[1], tuple) \
-                and all(IndexItems.is_int_array(i) for i in args[1]):
+        if (
+            op in ("set_at", "add_at", "setitem")
+            and isinstance(args[1], tuple)
+            and all(IndexItems.is_int_array(i) for i in args[1])
+        ):
             x, index, values = args[:3]
             inside = np.logical_and.reduce([(i >= -side) & (i < side) for i, side in zip(index, x.shape)])
             if not inside.all():

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from compat.adapters.numpy import NumpyAdapter
 from compat.adapters.broken.base import ResultFault
+from compat.adapters.numpy import NumpyAdapter
 from compat.core import ops
 
 
@@ -64,7 +64,10 @@ class TracedScalarsAreStrong(NumpyAdapter):
 
     name = "broken_traced_scalars"
     family = "promotion"
-    MODES, DEFAULT_MODES = {"eager": "op by op", "traced": "Python scalar operands as 0-d arrays"}, ("traced",)
+    MODES, DEFAULT_MODES = (
+        {"eager": "op by op", "traced": "Python scalar operands as 0-d arrays"},
+        ("traced",),
+    )
 
     def compile(self, mode, function):
         strong = lambda value: np.asarray(value) if isinstance(value, (int, float, complex)) else value  # noqa: E731

@@ -14,7 +14,7 @@ from compat.dashboard.html import e, table
 from compat.dashboard.pages.common import columns_of, survey_cells
 
 TABLE = "accuracy: worst error in ULPs"  # the survey of compat/specs/numerics.py's test_accuracy_survey
-WORST = re.compile(r"(?P<ulps>\S+) ULP at (?P<where>.+?)(?P<note>; .+)?")   # checker.accuracy_of's cells
+WORST = re.compile(r"(?P<ulps>\S+) ULP at (?P<where>.+?)(?P<note>; .+)?")  # checker.accuracy_of's cells
 EXACT = re.compile(r"0 ULP \(all (?P<inputs>\d+) inputs\)(?P<note>; .+)?")
 FLOATS = dtypes.REAL_FLOAT  # the order of a table's rows
 HALF = 0.5  # within half an ULP of the reference: correctly rounded
@@ -24,23 +24,31 @@ def accuracy(dash: Context) -> None:
     cells = survey_cells(dash.data).get(TABLE, {})
     sizes = Counter(m["inputs"] for m in map(EXACT.fullmatch, cells.values()) if m)
     grid = f"{sizes.most_common(1)[0][0]} inputs" if sizes else "inputs"
-    parts = ["<h1>Accuracy: worst error in ULPs</h1>",
-             f"<p class=lead>Each backend's worst error over a fixed, seeded grid of {grid} per function and "
-             f"dtype (the same every run), in ULPs of a reference computed in wider precision and rounded once. "
-             f"NumPy has a column like every backend: it is measured, not the measure. Each function is judged "
-             f"against its published accuracy per dtype (the largest of NumPy's, glibc's and CUDA's published "
-             f"maximum errors; 1 ULP for float16 and bfloat16, computed in float32 and rounded once): a cell beyond "
-             f"it is a divergence, whose worst input is checked on its own. Subnormal results flushed to zero "
-             f"are not counted here (the specs judge flush-to-zero as such). "
-             f"Hover a number for the input that reached it. A column per backend row (latest run that recorded "
-             f"each cell; a column per version for a backend recorded at several).</p>"]
-    legend = (f"<p class=legend><span class=clean>0 to {HALF} ULP: correctly rounded</span>"
-              f"<span class=within>within the published accuracy</span>"
-              f"<span class=diff>beyond it: a divergence</span><span class=new>not finite where the reference is, "
-              f"or the other way</span><span class=notrun>raised, or not recorded</span></p>")
-    parts.append(legend if cells else f"<p class=muted>No accuracy records in the store: observation records "
-                                      f"of the table <code>{e(TABLE)}</code>, which <code>compat/specs/numerics.py"
-                                      f"</code>'s <code>test_accuracy_survey</code> writes.</p>")
+    parts = [
+        "<h1>Accuracy: worst error in ULPs</h1>",
+        f"<p class=lead>Each backend's worst error over a fixed, seeded grid of {grid} per function and "
+        f"dtype (the same every run), in ULPs of a reference computed in wider precision and rounded once. "
+        f"NumPy has a column like every backend: it is measured, not the measure. Each function is judged "
+        f"against its published accuracy per dtype (the largest of NumPy's, glibc's and CUDA's published "
+        f"maximum errors; 1 ULP for float16 and bfloat16, computed in float32 and rounded once): a cell beyond "
+        f"it is a divergence, whose worst input is checked on its own. Subnormal results flushed to zero "
+        f"are not counted here (the specs judge flush-to-zero as such). "
+        f"Hover a number for the input that reached it. A column per backend row (latest run that recorded "
+        f"each cell; a column per version for a backend recorded at several).</p>",
+    ]
+    legend = (
+        f"<p class=legend><span class=clean>0 to {HALF} ULP: correctly rounded</span>"
+        f"<span class=within>within the published accuracy</span>"
+        f"<span class=diff>beyond it: a divergence</span><span class=new>not finite where the reference is, "
+        f"or the other way</span><span class=notrun>raised, or not recorded</span></p>"
+    )
+    parts.append(
+        legend
+        if cells
+        else f"<p class=muted>No accuracy records in the store: observation records "
+        f"of the table <code>{e(TABLE)}</code>, which <code>compat/specs/numerics.py"
+        f"</code>'s <code>test_accuracy_survey</code> writes.</p>"
+    )
     columns = columns_of(cells)
     functions = {}  # op -> dtypes recorded
     for row, _ in cells:
@@ -48,11 +56,15 @@ def accuracy(dash: Context) -> None:
         functions.setdefault(op, set()).add(dtype)
     for op in sorted(functions):
         body = []
-        for dtype in sorted(functions[op], key=lambda d: (FLOATS.index(d) if d in FLOATS else len(FLOATS), d)):
+        for dtype in sorted(
+            functions[op], key=lambda d: (FLOATS.index(d) if d in FLOATS else len(FLOATS), d)
+        ):
             row = f"{op} {dtype}" if dtype else op
             bound = bound_of(op, dtype)
-            body.append([f"<th>{e(dtype)} <small>{bound:g} ULP</small></th>"] +
-                        [worst_cell(cells.get((row, c)), bound) for c in columns])
+            body.append(
+                [f"<th>{e(dtype)} <small>{bound:g} ULP</small></th>"]
+                + [worst_cell(cells.get((row, c)), bound) for c in columns]
+            )
         parts.append(f'<h2 id="{e(op)}">{e(op)}</h2>')
         parts.append(table(["dtype"] + [c.header() for c in columns], body, "accuracy"))
     dash.site.page("accuracy.html", "Accuracy", "\n".join(parts), here="accuracy.html")
@@ -74,16 +86,20 @@ def worst_cell(value: str | None, bound: float) -> str:
         return "<td class=notrun>not recorded</td>"
     exact = EXACT.fullmatch(value)
     if exact:
-        return (f'<td class="num clean" title="{e(value)}: the reference&#x27;s result every time">0'
-                f'{note_of(exact)}</td>')
+        return (
+            f'<td class="num clean" title="{e(value)}: the reference&#x27;s result every time">0'
+            f"{note_of(exact)}</td>"
+        )
     worst = WORST.fullmatch(value)
     try:
         ulps = float(worst["ulps"]) if worst else math.nan
     except ValueError:
         ulps = math.nan
     if worst and not math.isfinite(ulps):  # only one side finite
-        return (f'<td class=new title="{e(value)}">{e(worst["ulps"])} ULP<small>at {e(worst["where"])}</small>'
-                f'{note_of(worst)}</td>')
+        return (
+            f'<td class=new title="{e(value)}">{e(worst["ulps"])} ULP<small>at {e(worst["where"])}</small>'
+            f"{note_of(worst)}</td>"
+        )
     if not worst:  # raised, a result of another dtype or shape
         what, _, message = value.partition(": ")
         return f'<td class=notrun title="{e(value)}">{e(what)}{f"<small>{e(message)}</small>" if message else ""}</td>'

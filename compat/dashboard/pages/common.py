@@ -10,21 +10,31 @@ from compat.dashboard.data import Cell, Data, Divergence, Row, version_order
 from compat.dashboard.html import e, readable, slug, table, when
 
 VALUES_SHOWN = 12  # values of an outcome shown
-VIEW_PAGES = {"": "index.html", "device": "devices.html", "mode": "modes.html"}  # the page of each view's matrix
+VIEW_PAGES = {
+    "": "index.html",
+    "device": "devices.html",
+    "mode": "modes.html",
+}  # the page of each view's matrix
 NO_ROWS = {
     "": "<p class=muted>No divergence or checks records in the store.</p>",
     "device": "<p class=muted>No records compare a device with a reference device (records whose reference is "
-              "<code>device:&lt;name&gt;</code>) in the store.</p>",
+    "<code>device:&lt;name&gt;</code>) in the store.</p>",
     "mode": "<p class=muted>No records compare an execution mode with eager (records whose reference is "
-            "<code>mode:eager</code>, or of a backend id such as <code>jax[x64]~jit</code>) in the store.</p>",
+    "<code>mode:eager</code>, or of a backend id such as <code>jax[x64]~jit</code>) in the store.</p>",
 }
 
 
-def cell_html(cell: Cell | None, href: str, op: str | None = None, data: Data | None = None, newest: str = "") -> str:
+def cell_html(
+    cell: Cell | None, href: str, op: str | None = None, data: Data | None = None, newest: str = ""
+) -> str:
     """A matrix cell: counts of new and known divergences, coloured, and of the operations
     the backend declares unsupported."""
-    if cell is None or (op is not None and op not in cell.cases and op not in cell.unsupported
-                        and not any(d.op == op for d in cell.divergences)):
+    if cell is None or (
+        op is not None
+        and op not in cell.cases
+        and op not in cell.unsupported
+        and not any(d.op == op for d in cell.divergences)
+    ):
         return '<td class="c notrun">not run</td>'
     new, known = cell.counts(op)
     cases = sum(cell.cases.values()) if op is None else cell.cases.get(op, 0)
@@ -35,17 +45,24 @@ def cell_html(cell: Cell | None, href: str, op: str | None = None, data: Data | 
     cls = "new" if new else "known" if known else "clean"
     text = f"{new} new / {known} known" if new or known else "no divergence"
     title = f' title="{e("from " + re.sub("<[^>]+>", "", run_line(data, cell.run_id)))}"' if data else ""
-    older = (f"<small>older run: {e(when(data.runs[cell.run_id]['started'])[:16])}</small>"
-             if data and newest and cell.run_id != newest else "")
-    return (f'<td class="c {cls}"{title}><a href="{href}">{text}<small>{cases} case{"s" * (cases != 1)} checked</small>'
-            f'{declared}{older}</a></td>')
+    older = (
+        f"<small>older run: {e(when(data.runs[cell.run_id]['started'])[:16])}</small>"
+        if data and newest and cell.run_id != newest
+        else ""
+    )
+    return (
+        f'<td class="c {cls}"{title}><a href="{href}">{text}<small>{cases} case{"s" * (cases != 1)} checked</small>'
+        f"{declared}{older}</a></td>"
+    )
 
 
 def row_header(row: Row, data: Data, families: list[str]) -> str:
     config = "" if row.config in ("{}", "") else f" config {row.config}"
-    return (f'<th title="{e(row.backend_id + " " + row.version + config)}">{e(row.backend_id)} '
-            f'<span class=ver>{e(row.version)}</span><br>'
-            f'<small>{e(row.device or "default device")}{" vs " + e(row.versus) if row.against else ""}</small></th>')
+    return (
+        f'<th title="{e(row.backend_id + " " + row.version + config)}">{e(row.backend_id)} '
+        f"<span class=ver>{e(row.version)}</span><br>"
+        f"<small>{e(row.device or 'default device')}{' vs ' + e(row.versus) if row.against else ''}</small></th>"
+    )
 
 
 def list_path(row: Row, family: str, op: str | None = None) -> str:
@@ -67,8 +84,14 @@ def matrix(data: Data, rows: list[Row], prefix: str = "", view: str = "") -> str
         runs = [data.cells[(row.key, f)].run_id for f in families if (row.key, f) in data.cells]
         newest = max(runs, key=data.order.__getitem__) if runs else ""
         for family in families:
-            cells.append(cell_html(data.cells.get((row.key, family)), prefix + list_path(row, family), data=data,
-                                   newest=newest))
+            cells.append(
+                cell_html(
+                    data.cells.get((row.key, family)),
+                    prefix + list_path(row, family),
+                    data=data,
+                    newest=newest,
+                )
+            )
         body.append(cells)
     return table(head, body, "matrix")
 
@@ -77,21 +100,40 @@ def divergence_line(d: Divergence, prefix: str, pages: set[str], reference: str 
     """A divergence as a row of a list; its reference is named when it is not the list's."""
     link = f'<a href="{prefix}{d.page}">{e(d.op)}</a>' if d.page in pages else e(d.op)
     status = f'<span class="badge {d.status}">{e(d.status)}</span>'
-    what = f"{e(d.expected)} &rarr; {e(d.actual)}" + (f" <small>(reference {e(d.reference)})</small>"
-                                                       if d.reference != reference else "")
-    return [status, e(d.kind), link, f"<code>{e(d.inputs)}</code>", what, f'<td class=num>{d.count}</td>',
-            e(d.known or "")]
+    what = f"{e(d.expected)} &rarr; {e(d.actual)}" + (
+        f" <small>(reference {e(d.reference)})</small>" if d.reference != reference else ""
+    )
+    return [
+        status,
+        e(d.kind),
+        link,
+        f"<code>{e(d.inputs)}</code>",
+        what,
+        f"<td class=num>{d.count}</td>",
+        e(d.known or ""),
+    ]
 
 
-LIST_HEADERS = ["status", "kind", "op", "inputs", "NumPy &rarr; backend (signature)", "examples", "registry entry"]
+LIST_HEADERS = [
+    "status",
+    "kind",
+    "op",
+    "inputs",
+    "NumPy &rarr; backend (signature)",
+    "examples",
+    "registry entry",
+]
 
 
 def run_line(data: Data, run_id: str) -> str:
     run = data.runs.get(run_id, {"started": "?", "meta": None})
     meta = run["meta"] or {}
     hyp = meta.get("hypothesis") if isinstance(meta.get("hypothesis"), dict) else {}
-    extra = f", mode {e(meta.get('mode', '?'))}, Hypothesis profile {e(hyp.get('profile', '?'))}" if meta else \
-        " (no run.json was merged for this run)"
+    extra = (
+        f", mode {e(meta.get('mode', '?'))}, Hypothesis profile {e(hyp.get('profile', '?'))}"
+        if meta
+        else " (no run.json was merged for this run)"
+    )
     return f"run <code>{e(run_id)}</code>, started {e(when(run['started']))}{extra}"
 
 
@@ -105,8 +147,8 @@ class Column(NamedTuple):
 
     backend_id: str
     version: str  # "" when the backend was recorded at one version only
-    device: str   # "" for the default device
-    name: str     # the adapter's: NumPy's column comes first
+    device: str  # "" for the default device
+    name: str  # the adapter's: NumPy's column comes first
 
     def header(self) -> str:
         """The column's header (HTML), reading "<backend id>[ <version>][ on <device>]", that
@@ -161,7 +203,9 @@ def outcome_rows(expected: dict, actual: dict) -> list[list[str]]:
         if name not in expected and name not in actual:
             continue
         cells = [f"<th>{name}</th>"]
-        differ = json.dumps(expected.get(name), sort_keys=True) != json.dumps(actual.get(name), sort_keys=True)
+        differ = json.dumps(expected.get(name), sort_keys=True) != json.dumps(
+            actual.get(name), sort_keys=True
+        )
         for side in (expected, actual):
             value = side.get(name)
             if value is None:
@@ -170,7 +214,7 @@ def outcome_rows(expected: dict, actual: dict) -> list[list[str]]:
                 shown = json.dumps(value[:VALUES_SHOWN])
                 text = f"<code>{e(shown if len(value) <= VALUES_SHOWN else shown[:-1] + ', ...]')}</code>"
             elif name == "error":
-                text = (f"{e(value.get('type'))} ({e(value.get('category'))})<br><small>{e(value.get('message'))}</small>")
+                text = f"{e(value.get('type'))} ({e(value.get('category'))})<br><small>{e(value.get('message'))}</small>"
             else:
                 text = f"<code>{e(json.dumps(value) if not isinstance(value, str) else value)}</code>"
             cells.append(f"<td{' class=diff' if differ and side is actual else ''}>{text}</td>")

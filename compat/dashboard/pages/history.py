@@ -10,23 +10,25 @@ from compat.dashboard.html import capped_note, e, table, when
 from compat.dashboard.pages.common import LIST_HEADERS, divergence_line, short_run
 
 HISTORY_RUNS = 200  # runs shown in the history table
-CHANGES_CAP = 100   # "new/fixed since the previous run" entries shown per row
+CHANGES_CAP = 100  # "new/fixed since the previous run" entries shown per row
 
 
 def history(dash: Context) -> None:
     data = dash.data
-    per_run = defaultdict(lambda: [0, 0])        # (run, backend id) -> [new, known]
-    per_version = defaultdict(lambda: [0, 0])    # (run, backend id, version)
+    per_run = defaultdict(lambda: [0, 0])  # (run, backend id) -> [new, known]
+    per_version = defaultdict(lambda: [0, 0])  # (run, backend id, version)
     for d in data.divergences():
         slot = 0 if d.status == "new" else 1
         per_run[(d.run_id, d.backend_id)][slot] += 1
         per_version[(d.run_id, d.backend_id, d.version)][slot] += 1
     versions = data.versions_run()  # (backend id, version) -> runs
     backends = sorted({b for b, _ in versions})
-    parts = ["<h1>History</h1>",
-             "<p class=lead>Distinct divergences (new / known) per run and backend, latest run first; then per "
-             "backend version; then, for each backend and family, what changed since the run before the latest.</p>",
-             "<h2>Divergences per run</h2>"]
+    parts = [
+        "<h1>History</h1>",
+        "<p class=lead>Distinct divergences (new / known) per run and backend, latest run first; then per "
+        "backend version; then, for each backend and family, what changed since the run before the latest.</p>",
+        "<h2>Divergences per run</h2>",
+    ]
     runs = list(reversed(data.runs))[:HISTORY_RUNS]
     body = []
     ran = {(r, b): v for (b, v), rs in versions.items() for r in rs}  # (run, backend id) -> version
@@ -39,23 +41,41 @@ def history(dash: Context) -> None:
                 continue
             new, known = per_run.get((run_id, backend_id), (0, 0))
             cls = "new" if new else "known" if known else "clean"
-            row.append(f'<td class="c {cls}">{new} / {known}<small>{e(ran[(run_id, backend_id)])}</small></td>')
+            row.append(
+                f'<td class="c {cls}">{new} / {known}<small>{e(ran[(run_id, backend_id)])}</small></td>'
+            )
         body.append(row)
-    parts.append(table(["started", "run"] + [f"{e(b)}<br><small>new / known</small>" for b in backends], body))
+    parts.append(
+        table(["started", "run"] + [f"{e(b)}<br><small>new / known</small>" for b in backends], body)
+    )
     if len(data.runs) > HISTORY_RUNS:
         parts.append(capped_note(HISTORY_RUNS, len(data.runs), "runs"))
     parts.append("<h2>Per backend version</h2>")
     body = []
-    for (backend_id, version), run_ids in sorted(versions.items(), key=lambda kv: (kv[0][0], version_order(kv[0][1]))):
+    for (backend_id, version), run_ids in sorted(
+        versions.items(), key=lambda kv: (kv[0][0], version_order(kv[0][1]))
+    ):
         ordered = sorted(run_ids, key=lambda r: data.order.get(r, -1))
         last = ordered[-1]
         new, known = per_version.get((last, backend_id, version), (0, 0))
-        body.append([e(backend_id), e(version), f"<td class=num>{len(ordered)}</td>",
-                     e(when(data.runs[ordered[0]]["started"])), e(when(data.runs[last]["started"])),
-                     f'<td class="c {"new" if new else "known" if known else "clean"}">{new} / {known}</td>'])
-    parts.append(table(["backend", "version", "runs", "first run", "latest run", "new / known in its latest run"], body))
+        body.append(
+            [
+                e(backend_id),
+                e(version),
+                f"<td class=num>{len(ordered)}</td>",
+                e(when(data.runs[ordered[0]]["started"])),
+                e(when(data.runs[last]["started"])),
+                f'<td class="c {"new" if new else "known" if known else "clean"}">{new} / {known}</td>',
+            ]
+        )
+    parts.append(
+        table(
+            ["backend", "version", "runs", "first run", "latest run", "new / known in its latest run"], body
+        )
+    )
     parts.append(changes(dash))
     dash.site.page("history.html", "History", "\n".join(parts), here="history.html")
+
 
 def changes(dash: Context) -> str:
     """New and fixed divergences per (row, family) between its latest and previous run."""
@@ -63,15 +83,21 @@ def changes(dash: Context) -> str:
     previous_runs = sorted(set(data.previous.values()))
     before = defaultdict(dict)
     for d in data.divergences(previous_runs):
-        before[(d.run_id, (d.backend_id, d.version, d.device, data.against(d.reference)), d.family)][d.key] = d
-    parts = ["<h2>Since the previous run</h2>",
-             "<p>For each backend, device and family: divergences of the latest run that the run before it did not "
-             "show (<b>new since</b>), and divergences of the run before that the latest run no longer shows for "
-             "an operation it checked (<b>fixed since</b>). Hypothesis specs draw other examples in each run, so "
-             "a divergence that comes and goes may just not have been drawn.</p>"]
+        before[(d.run_id, (d.backend_id, d.version, d.device, data.against(d.reference)), d.family)][
+            d.key
+        ] = d
+    parts = [
+        "<h2>Since the previous run</h2>",
+        "<p>For each backend, device and family: divergences of the latest run that the run before it did not "
+        "show (<b>new since</b>), and divergences of the run before that the latest run no longer shows for "
+        "an operation it checked (<b>fixed since</b>). Hypothesis specs draw other examples in each run, so "
+        "a divergence that comes and goes may just not have been drawn.</p>",
+    ]
     any_change = False
-    ordered = sorted(data.cells.items(), key=lambda kv: (kv[0][0][0], version_order(kv[0][0][1]), kv[0][0][2] or "",
-                                                         kv[0][0][3], kv[0][1]))
+    ordered = sorted(
+        data.cells.items(),
+        key=lambda kv: (kv[0][0][0], version_order(kv[0][0][1]), kv[0][0][2] or "", kv[0][0][3], kv[0][1]),
+    )
     for (key, family), cell in ordered:
         if (key, family) not in data.previous:
             continue
@@ -84,17 +110,28 @@ def changes(dash: Context) -> str:
             continue
         any_change = True
         row = data.rows[key]
-        parts.append(f"<h3>{e(row.label())} · {e(family)}</h3><p class=muted>latest: {short_run(data, cell.run_id)}; "
-                     f"previous: {short_run(data, previous)}</p>")
-        for label, items in (("new since the previous run", appeared), ("fixed since the previous run", fixed)):
+        parts.append(
+            f"<h3>{e(row.label())} · {e(family)}</h3><p class=muted>latest: {short_run(data, cell.run_id)}; "
+            f"previous: {short_run(data, previous)}</p>"
+        )
+        for label, items in (
+            ("new since the previous run", appeared),
+            ("fixed since the previous run", fixed),
+        ):
             if items:
                 items = sorted(items, key=lambda d: (d.status != "new", d.op, d.inputs))
                 linked = dash.pages if label.startswith("new") else set()
                 lines = [divergence_line(d, "", linked) for d in items[:CHANGES_CAP]]
-                parts.append(f"<details{' open' if len(items) <= 5 else ''}><summary><b>{label}</b> ({len(items)})"
-                             f"</summary>" + table(LIST_HEADERS, lines) + capped_note(CHANGES_CAP, len(items), "entries")
-                             + "</details>")
+                parts.append(
+                    f"<details{' open' if len(items) <= 5 else ''}><summary><b>{label}</b> ({len(items)})"
+                    f"</summary>"
+                    + table(LIST_HEADERS, lines)
+                    + capped_note(CHANGES_CAP, len(items), "entries")
+                    + "</details>"
+                )
     if not any_change:
-        parts.append("<p class=muted>No backend and family has changed between its two latest runs "
-                     "(or none was run twice).</p>")
+        parts.append(
+            "<p class=muted>No backend and family has changed between its two latest runs "
+            "(or none was run twice).</p>"
+        )
     return "\n".join(parts)

@@ -5,8 +5,17 @@ from __future__ import annotations
 from compat.dashboard.context import LIST_CAP, Context
 from compat.dashboard.data import Cell, Row
 from compat.dashboard.html import LEGEND, capped_note, e, table
-from compat.dashboard.pages.common import (LIST_HEADERS, VIEW_PAGES, cell_html, divergence_line, family_path, list_path,
-                                           matrix, row_header, run_line)
+from compat.dashboard.pages.common import (
+    LIST_HEADERS,
+    VIEW_PAGES,
+    cell_html,
+    divergence_line,
+    family_path,
+    list_path,
+    matrix,
+    row_header,
+    run_line,
+)
 
 VIEW_TITLES = {"": "", "device": " (devices)", "mode": " (execution modes)"}
 
@@ -14,26 +23,38 @@ VIEW_TITLES = {"": "", "device": " (devices)", "mode": " (execution modes)"}
 def index(dash: Context) -> None:
     data = dash.data
     rows = data.rows_of("")
-    runs_shown = sorted({c.run_id for (key, _), c in data.cells.items() if not key[3]}, key=data.order.__getitem__)
-    body = ["<h1>compat: where array frameworks disagree with NumPy</h1>",
-            '<p class=lead>Each row is an array framework (with its configuration) on a device, each column a '
-            'family of NumPy semantics, and each cell counts the distinct divergences from NumPy that the latest '
-            'run covering it found. <b>Red</b> means at least one <b>new</b> divergence (not in the '
-            'known-divergence registry: probably a bug), <b>amber</b> only <b>known</b> ones (documented, accepted '
-            'differences), <b>green</b> checked with no divergence, <b>grey</b> not run; click a cell for its '
-            'divergences, each with a minimal example and a reproducer, or a family name for the same matrix by '
-            'operation.</p>',
-            LEGEND, matrix(data, rows)]
+    runs_shown = sorted(
+        {c.run_id for (key, _), c in data.cells.items() if not key[3]}, key=data.order.__getitem__
+    )
+    body = [
+        "<h1>compat: where array frameworks disagree with NumPy</h1>",
+        "<p class=lead>Each row is an array framework (with its configuration) on a device, each column a "
+        "family of NumPy semantics, and each cell counts the distinct divergences from NumPy that the latest "
+        "run covering it found. <b>Red</b> means at least one <b>new</b> divergence (not in the "
+        "known-divergence registry: probably a bug), <b>amber</b> only <b>known</b> ones (documented, accepted "
+        "differences), <b>green</b> checked with no divergence, <b>grey</b> not run; click a cell for its "
+        "divergences, each with a minimal example and a reproducer, or a family name for the same matrix by "
+        "operation.</p>",
+        LEGEND,
+        matrix(data, rows),
+    ]
     groups = data.version_groups()
     if groups:
-        listed = "; ".join(f"{e(rows_[0].backend_id)} on {e(rows_[0].device or 'default device')}: "
-                           + " &rarr; ".join(f"<span class=ver>{e(r.version)}</span>" for r in rows_) for rows_ in groups)
-        body.append(f'<p>Run at more than one version (a row per version): {listed}. '
-                    f'<a href="versions.html">Versions</a> lists what differs between them.</p>')
+        listed = "; ".join(
+            f"{e(rows_[0].backend_id)} on {e(rows_[0].device or 'default device')}: "
+            + " &rarr; ".join(f"<span class=ver>{e(r.version)}</span>" for r in rows_)
+            for rows_ in groups
+        )
+        body.append(
+            f"<p>Run at more than one version (a row per version): {listed}. "
+            f'<a href="versions.html">Versions</a> lists what differs between them.</p>'
+        )
     if dash.page_cap_hit:
-        body.append(f'<p class=cap>{dash.total_divergences} distinct divergences: to keep the dashboard small, '
-                    f'pages are written for {len(dash.pages)} of them (new ones first); the others are listed '
-                    f'without a page.</p>')
+        body.append(
+            f"<p class=cap>{dash.total_divergences} distinct divergences: to keep the dashboard small, "
+            f"pages are written for {len(dash.pages)} of them (new ones first); the others are listed "
+            f"without a page.</p>"
+        )
     body.append("<h2>Runs shown</h2>")
     if runs_shown:
         items = []
@@ -47,27 +68,38 @@ def index(dash: Context) -> None:
         body.append("<p class=muted>None: no run in the store has divergence or checks records.</p>")
     total_runs = len(data.runs)
     records = data.record_count()
-    body.append(f"<p class=muted>The store holds {total_runs} run(s) and {records} record(s); "
-                f'<a href="history.html">History</a> compares them.</p>')
+    body.append(
+        f"<p class=muted>The store holds {total_runs} run(s) and {records} record(s); "
+        f'<a href="history.html">History</a> compares them.</p>'
+    )
     dash.site.page("index.html", "Divergence matrix", "\n".join(body), here="index.html")
+
 
 def family_page(dash: Context, family: str, rows: list[Row], view: str) -> None:
     data = dash.data
     rows = [r for r in rows if (r.key, family) in data.cells]
-    ops = sorted({op for r in rows for op in data.cells[(r.key, family)].cases}
-                 | {d.op for r in rows for d in data.cells[(r.key, family)].divergences})
+    ops = sorted(
+        {op for r in rows for op in data.cells[(r.key, family)].cases}
+        | {d.op for r in rows for d in data.cells[(r.key, family)].divergences}
+    )
     head = ["backend / device"] + [f"<code>{e(op)}</code>" for op in ops]
     body = []
     for row in rows:
         cell = data.cells[(row.key, family)]
-        body.append([row_header(row, data, [family])]
-                    + [cell_html(cell, list_path(row, family, op), op, data) for op in ops])
+        body.append(
+            [row_header(row, data, [family])]
+            + [cell_html(cell, list_path(row, family, op), op, data) for op in ops]
+        )
     back = VIEW_PAGES[view]
-    text = [f"<h1>{e(family)}{VIEW_TITLES[view]}: by operation</h1>",
-            f'<p>The <a href="{back}">matrix</a>\'s {e(family)} column, one column per operation. '
-            'A cell links to the divergences of that operation.</p>', LEGEND, table(head, body, "matrix")]
-    dash.site.page(family_path(family, view), f"{family} by operation", "\n".join(text),
-                   here=back)
+    text = [
+        f"<h1>{e(family)}{VIEW_TITLES[view]}: by operation</h1>",
+        f'<p>The <a href="{back}">matrix</a>\'s {e(family)} column, one column per operation. '
+        "A cell links to the divergences of that operation.</p>",
+        LEGEND,
+        table(head, body, "matrix"),
+    ]
+    dash.site.page(family_path(family, view), f"{family} by operation", "\n".join(text), here=back)
+
 
 def list_page(dash: Context, row: Row, family: str, cell: Cell) -> None:
     ops = [None] + sorted({d.op for d in cell.divergences} | set(cell.cases))
@@ -75,20 +107,29 @@ def list_page(dash: Context, row: Row, family: str, cell: Cell) -> None:
         chosen = [d for d in cell.divergences if op is None or d.op == op]
         what = f"{family}" + (f" · {op}" if op is not None else "")
         new, known = cell.counts(op)
-        parts = [f"<h1>{e(row.label())} · {e(what)}</h1>",
-                 f"<p>{new} new and {known} known distinct divergence(s) in {run_line(dash.data, cell.run_id)}; "
-                 f"{sum(cell.cases.values()) if op is None else cell.cases.get(op, 0)} case(s) checked. "
-                 f"Click an operation for the divergence's page.</p>"]
+        parts = [
+            f"<h1>{e(row.label())} · {e(what)}</h1>",
+            f"<p>{new} new and {known} known distinct divergence(s) in {run_line(dash.data, cell.run_id)}; "
+            f"{sum(cell.cases.values()) if op is None else cell.cases.get(op, 0)} case(s) checked. "
+            f"Click an operation for the divergence's page.</p>",
+        ]
         if chosen:
             parts.append(capped_note(LIST_CAP, len(chosen), "divergences"))
-            parts.append(table(LIST_HEADERS, [divergence_line(d, "../", dash.pages) for d in chosen[:LIST_CAP]]))
+            parts.append(
+                table(LIST_HEADERS, [divergence_line(d, "../", dash.pages) for d in chosen[:LIST_CAP]])
+            )
             if any(d.page not in dash.pages for d in chosen[:LIST_CAP]):
-                parts.append(f"<p class=muted>Operations without a link have no page: to keep the dashboard "
-                             f"small, pages are written for {len(dash.pages)} divergences, new ones first.</p>")
+                parts.append(
+                    f"<p class=muted>Operations without a link have no page: to keep the dashboard "
+                    f"small, pages are written for {len(dash.pages)} divergences, new ones first.</p>"
+                )
         else:
             parts.append("<p>No divergence: every case checked agreed with the reference.</p>")
         if op is None and len(ops) > 2:
-            links = ", ".join(f'<a href="../{list_path(row, family, o)}"><code>{e(o)}</code></a>' for o in ops[1:])
+            links = ", ".join(
+                f'<a href="../{list_path(row, family, o)}"><code>{e(o)}</code></a>' for o in ops[1:]
+            )
             parts.append(f"<p>By operation: {links}</p>")
-        dash.site.page(list_path(row, family, op), f"{row.label()} {what}", "\n".join(parts),
-                       here=VIEW_PAGES[row.view])
+        dash.site.page(
+            list_path(row, family, op), f"{row.label()} {what}", "\n".join(parts), here=VIEW_PAGES[row.view]
+        )

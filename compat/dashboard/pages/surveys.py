@@ -15,19 +15,23 @@ TABLE_CAP = 100  # index kinds shown
 
 def surveys(dash: Context) -> None:
     data = dash.data
-    parts = ["<h1>Survey tables</h1>",
-             "<p class=lead>What each backend does where there is no single right answer or where NumPy raises: "
-             "one table per survey, a column per backend (latest run that recorded it; a column per version "
-             "for a backend recorded at several). Cells that differ from the most common answer of their row are "
-             "<span class=diff>amber</span>.</p>"]
+    parts = [
+        "<h1>Survey tables</h1>",
+        "<p class=lead>What each backend does where there is no single right answer or where NumPy raises: "
+        "one table per survey, a column per backend (latest run that recorded it; a column per version "
+        "for a backend recorded at several). Cells that differ from the most common answer of their row are "
+        "<span class=diff>amber</span>.</p>",
+    ]
     tables = survey_cells(data)
     if not tables:
         parts.append("<p class=muted>No observation records in the store.</p>")
     for survey in sorted(tables):
         parts.append(f"<h2>{e(survey)}</h2>")
         if survey == accuracy.TABLE:
-            parts.append('<p>A page of its own: <a href="accuracy.html">Accuracy</a>, a table per function with '
-                         "the input that reached each worst error, marked against the specs' bound.</p>")
+            parts.append(
+                '<p>A page of its own: <a href="accuracy.html">Accuracy</a>, a table per function with '
+                "the input that reached each worst error, marked against the specs' bound.</p>"
+            )
             continue
         cells = tables[survey]
         columns = columns_of(cells)
@@ -42,18 +46,22 @@ def surveys(dash: Context) -> None:
                     continue
                 value = cells[(case, column)]
                 cls = " class=diff" if common is not None and value != common else ""
-                row.append(f'<td{cls}>{e(value)}</td>')
+                row.append(f"<td{cls}>{e(value)}</td>")
             body.append(row)
         parts.append(table(["case"] + [c.header() for c in columns], body))
     parts.append(out_of_bounds(dash))
     dash.site.page("surveys.html", "Survey tables", "\n".join(parts), here="surveys.html")
 
+
 def out_of_bounds(dash: Context) -> str:
     """Indexing divergences of the invalid-index specs: what each backend did where NumPy raised."""
     data = dash.data
     rows = [r for r in data.rows_of("") if (r.key, "indexing") in data.cells]
-    covering = [r for r in rows if aggregate.INVALID_INDICES in data.cells[(r.key, "indexing")].table_ops
-                and r.name != "numpy"]
+    covering = [
+        r
+        for r in rows
+        if aggregate.INVALID_INDICES in data.cells[(r.key, "indexing")].table_ops and r.name != "numpy"
+    ]
     found = {}
     for row in covering:
         for d in data.cells[(row.key, "indexing")].divergences:
@@ -63,13 +71,15 @@ def out_of_bounds(dash: Context) -> str:
     if not found:
         parts.append("<p class=muted>No divergence recorded by an invalid-index spec.</p>")
         return "\n".join(parts)
-    parts.append("<p>Where NumPy raises for an index (out of range, a float, too many indices), what each backend "
-                 "did instead, from the divergences of the invalid-index spec. <span class=clean>Same as NumPy</span> "
-                 "means the spec ran and found no divergence of that index kind; hover a cell for the example.</p>")
+    parts.append(
+        "<p>Where NumPy raises for an index (out of range, a float, too many indices), what each backend "
+        "did instead, from the divergences of the invalid-index spec. <span class=clean>Same as NumPy</span> "
+        "means the spec ran and found no divergence of that index kind; hover a cell for the example.</p>"
+    )
     body = []
     ordered = sorted(found.items())
     bodies = data.bodies([d.record_id for _, per in ordered[:TABLE_CAP] for d in per.values()])
-    for (inputs, expected), per in ordered[:TABLE_CAP]:
+    for (inputs, _expected), per in ordered[:TABLE_CAP]:
         first = bodies[next(iter(per.values())).record_id]
         numpy_side = describe_outcome(first.get("expected") or {})
         row = [f"<code>{e(inputs)}</code>", e(numpy_side)]
@@ -84,7 +94,12 @@ def out_of_bounds(dash: Context) -> str:
             link = f'<a href="{d.page}">{e(text)}</a>' if d.page in dash.pages else e(text)
             row.append(f'<td class={"new" if d.status == "new" else "known"} title="{e(call)}">{link}</td>')
         body.append(row)
-    parts.append(table(["index kind (dtype, index)", "NumPy"]
-                       + [f"{e(r.backend_id)} <span class=ver>{e(r.version)}</span>" for r in covering], body))
+    parts.append(
+        table(
+            ["index kind (dtype, index)", "NumPy"]
+            + [f"{e(r.backend_id)} <span class=ver>{e(r.version)}</span>" for r in covering],
+            body,
+        )
+    )
     parts.append(capped_note(TABLE_CAP, len(ordered), "index kinds"))
     return "\n".join(parts)
