@@ -117,7 +117,7 @@ def agreement(spec: str) -> list[str]:
             text = snippets.reproducer(case, reference, adapter, device)
             shown = {}
 
-            def show(name, compute):
+            def show(name, compute, shown=shown):
                 try:
                     shown[name] = compute()
                 except Exception as error:  # the reproducer's side of a raised outcome

@@ -91,7 +91,7 @@ def test_build_errors_are_one_line(tmp_path, monkeypatch):
     broken = tmp_path / "broken.cc"
     broken.write_text("int f() { return undeclared; }\n")
     monkeypatch.setattr(apu, "_SOURCE", broken)
-    with pytest.raises(DeviceBuildError, match="error: .undeclared. was not declared") as info:
+    with pytest.raises(DeviceBuildError, match=r"error: .undeclared. was not declared") as info:
         apu.build(cache_dir=tmp_path)
     assert "\n" not in str(info.value)
 
@@ -158,7 +158,7 @@ def test_fault_is_visible_and_switches_off(main, fault):
 
 
 def test_unknown_fault_is_rejected(library):
-    with pytest.raises(ValueError, match="unknown APU fault 'nope'.*relu_negative_zero"):
+    with pytest.raises(ValueError, match=r"unknown APU fault 'nope'.*relu_negative_zero"):
         apu.configure(fault="nope")
     with pytest.raises(ValueError, match="copy_truncate"):
         apu.set_fault("nope")

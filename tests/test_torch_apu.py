@@ -161,7 +161,8 @@ for dtype in ALL_DTYPES:
     assert bits(on) == bits(t), dtype
     assert bits(torch.empty_like(on).copy_(on)) == bits(t), dtype
     strided = t[: 4096].view(64, 64).t()
-    assert bits(strided.to("apu")) == bits(strided) and bits(torch.empty(64, 64, dtype=dtype).copy_(on[:4096].view(64, 64).t())) == bits(strided), dtype
+    assert bits(strided.to("apu")) == bits(strided), dtype
+    assert bits(torch.empty(64, 64, dtype=dtype).copy_(on[:4096].view(64, 64).t())) == bits(strided), dtype
     for other in ALL_DTYPES:
         assert bits(on.to(other)) == bits(t.to(other)), (dtype, other)
 
@@ -169,9 +170,11 @@ def values(dtype, shape):
     if dtype == torch.bool:
         return torch.randint(0, 2, shape, generator=g).bool()
     if dtype.is_floating_point or dtype.is_complex:
-        t = (torch.randn(shape, generator=g, dtype=torch.complex128 if dtype.is_complex else torch.float64) * 3).to(dtype)
+        wide = torch.complex128 if dtype.is_complex else torch.float64
+        t = (torch.randn(shape, generator=g, dtype=wide) * 3).to(dtype)
         flat = t.view(-1)
-        flat[:6] = torch.tensor([0.0, -0.0, math.inf, -math.inf, math.nan, torch.finfo(dtype).tiny / 2 if not dtype.is_complex else 1e-310])
+        subnormal = torch.finfo(dtype).tiny / 2 if not dtype.is_complex else 1e-310
+        flat[:6] = torch.tensor([0.0, -0.0, math.inf, -math.inf, math.nan, subnormal])
         return t
     return torch.randint(1, 100, shape, generator=g).to(dtype)
 
@@ -267,7 +270,8 @@ def mismatches():
         "add_bcast_f32": probe(torch.add, m32, r32), "mul_bcast_i64": probe(torch.mul, i64, j64),
         "sub_bcast_f64": probe(torch.sub, x64[:2, None], x64[None, :3]), "add_i64": probe(torch.add, i64, i64),
         # ops no fault is about
-        "sub_f32": probe(torch.sub, x32, y32), "exp_f32": probe(torch.exp, x32), "matmul_f32": probe(torch.matmul, m32, m32),
+        "sub_f32": probe(torch.sub, x32, y32), "exp_f32": probe(torch.exp, x32),
+        "matmul_f32": probe(torch.matmul, m32, m32),
     }
     return {name for name, ok in checks.items() if not ok}
 """

@@ -39,7 +39,7 @@ def derivative(g, x, errors=None):
     for i in np.ndindex(x.shape):
         h = STEP * max(1.0, abs(x[i]))
 
-        def at(t):
+        def at(t, i=i):
             y = x.copy()
             y[i] += t
             return np.asarray(g(y), dtype=np.longdouble)
@@ -77,7 +77,7 @@ def jacobian(f, x, errors=None):
 def per_example_grad(f, params, batch, errors=None):
     """Gradient with respect to params of f(params, example), for each example of the batch."""
     parts = []
-    grads = [derivative(lambda p: f(p, example), params, parts) for example in batch]
+    grads = [derivative(lambda p, example=example: f(p, example), params, parts) for example in batch]
     if errors is not None:
         errors.append(np.stack(parts) if parts else np.zeros((0,) + params.shape))
     return (np.stack(grads) if grads else np.zeros((0,) + params.shape)).astype(params.dtype)

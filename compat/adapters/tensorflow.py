@@ -177,7 +177,8 @@ class TensorflowAdapter(Adapter):
                 "dtype"  # no kernel for these dtypes (eager's message names the op's attributes, 'axis' too)
             )
         if "is not in [" in message or "does not index into" in message:
-            return "index"  # gather's "indices[0] = 5 is not in [0, 3)", scatter's "indices[1] = [3] does not index into shape [3,2]"
+            # gather's "indices[0] = 5 is not in [0, 3)", scatter's "indices[1] = [3] does not index into shape [3,2]"
+            return "index"
         return super().classify(error)
 
     def devices(self):

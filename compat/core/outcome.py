@@ -27,16 +27,17 @@ class Outcome:
         return self.error is not None
 
     def describe(self) -> str:
-        if self.raised:
-            return f"raised {error_type(self.error).rpartition('.')[2]} ({self.error_category}): {first_line(self.error)}"
+        if self.error is not None:
+            kind = error_type(self.error).rpartition(".")[2]
+            return f"raised {kind} ({self.error_category}): {first_line(self.error)}"
         if self.parts is not None:
             return "(" + "; ".join(p.describe() for p in self.parts) + ")"
-        if self.values is None:
+        if self.values is None or self.shape is None:
             return "None" if self.shape is None else f"shape {self.shape}"
         return f"{self.dtype}{list(self.shape)} {format_values(self.values)}"
 
     def to_json(self) -> dict[str, Any]:
-        if self.raised:
+        if self.error is not None:
             return {
                 "error": {
                     "type": error_type(self.error),

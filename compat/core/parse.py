@@ -108,10 +108,8 @@ class Builder:
     arguments that are nodes are its operands; the rest are its parameters."""
 
     def __getattr__(self, op: str):
-        if (
-            op == "array"
-            or (isinstance(getattr(np, op, None), type)
-            and issubclass(getattr(np, op), np.generic))
+        if op == "array" or (
+            isinstance(getattr(np, op, None), type) and issubclass(getattr(np, op), np.generic)
         ):
             return getattr(
                 np, op

@@ -113,6 +113,7 @@ class Bound:
         if node.op == "input":
             return xs[node.slot]
         if node.op == "const":
+            assert self.constants is not None, "evaluate a bound program"
             return self.constants[node.slot]
         args = [self.evaluate(a, xs) for a in node.args]
         if self.operand is not None:

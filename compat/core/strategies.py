@@ -98,7 +98,7 @@ def input_classes(name: str, classes):
     from hypothesis import settings
 
     classes = list(classes)
-    share = max(5, settings.default.max_examples // len(classes))
+    share = max(5, settings().max_examples // len(classes))
 
     def decorate(test):
         test = pytest.mark.parametrize(name, classes)(settings(max_examples=share)(test))

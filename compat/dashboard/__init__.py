@@ -27,7 +27,8 @@ The package: ``data`` reads the store (the dashboard's only SQL) and aggregates 
 divergences get a page; ``pages`` has a module per page or group of pages; ``html``
 the escaping and the page frame; ``style.css`` is copied beside the pages.
 
-A cell also counts the operations its backend declares unsupported. What a cell shows: for each backend (id with config) at each version on each device, and
+A cell also counts the operations its backend declares unsupported. What a cell
+shows: for each backend (id with config) at each version on each device, and
 each family, the latest run that covered that family there. Divergences are
 aggregated as in ``compat report`` (one per backend, device, reference, family, op, kind
 and signature; counts add up). Lists and pages are capped so that the output stays

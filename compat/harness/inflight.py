@@ -13,6 +13,7 @@ limit, is killed, and the note says why (``timeout``, ``memory``).
 
 from __future__ import annotations
 
+import contextlib
 import mmap
 import os
 import pickle
@@ -22,7 +23,6 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-import contextlib
 
 IDLE, IN_CALL, TIMED_OUT, OUT_OF_MEMORY = 0, 1, 2, 3
 HEADER = struct.Struct(

@@ -214,7 +214,8 @@ def outcome_rows(expected: dict, actual: dict) -> list[list[str]]:
                 shown = json.dumps(value[:VALUES_SHOWN])
                 text = f"<code>{e(shown if len(value) <= VALUES_SHOWN else shown[:-1] + ', ...]')}</code>"
             elif name == "error":
-                text = f"{e(value.get('type'))} ({e(value.get('category'))})<br><small>{e(value.get('message'))}</small>"
+                kind, category = e(value.get("type")), e(value.get("category"))
+                text = f"{kind} ({category})<br><small>{e(value.get('message'))}</small>"
             else:
                 text = f"<code>{e(json.dumps(value) if not isinstance(value, str) else value)}</code>"
             cells.append(f"<td{' class=diff' if differ and side is actual else ''}>{text}</td>")

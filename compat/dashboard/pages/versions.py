@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import itertools
+
 from compat.dashboard.context import Context
 from compat.dashboard.data import VIEWS, Row
 from compat.dashboard.html import LEGEND, capped_note, e, slug, table
 from compat.dashboard.pages.common import LIST_HEADERS, cell_html, divergence_line, list_path, run_line
-import itertools
 
 CHANGES_CAP = 100  # entries shown per change
 
