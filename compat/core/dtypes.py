@@ -104,7 +104,9 @@ def flushed(values: np.ndarray, like: str | None = None) -> np.ndarray:
         return out
     if name not in SMALLEST_NORMAL:
         return values
-    threshold = max(SMALLEST_NORMAL[name], SMALLEST_NORMAL.get(COMPONENT.get(like, like), 0.0) if like else 0.0)
+    threshold = max(
+        SMALLEST_NORMAL[name], SMALLEST_NORMAL.get(COMPONENT.get(like, like), 0.0) if like else 0.0
+    )
     wide = values.astype(np.float64)
     subnormal = (wide != 0) & (np.abs(wide) < threshold)
     return np.where(subnormal, np.copysign(0.0, wide), wide).astype(values.dtype)
