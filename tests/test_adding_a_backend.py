@@ -1,6 +1,6 @@
-"""Adding a backend is one module: the README's example runs as written; an adapter that
-maps an operation to something that does not exist stops the run at start-up with one
-line naming it; an operation an adapter declares unsupported is counted and shown."""
+"""Adding a backend is one module: the documented example (docs/adapters.md) runs as written;
+an adapter that maps an operation to something that does not exist stops the run at start-up
+with one line naming it; an operation an adapter declares unsupported is counted and shown."""
 
 from __future__ import annotations
 
@@ -28,10 +28,10 @@ MISSPELLED = textwrap.dedent("""
 
 
 def readme_example() -> str:
-    """The README's my_adapters.py, exactly as written there."""
-    text = (REPO / "README.md").read_text()
+    """The my_adapters.py of docs/adapters.md, exactly as written there."""
+    text = (REPO / "docs" / "adapters.md").read_text()
     block = re.search(r"```python\n(# my_adapters\.py\n.*?)```", text, re.S)
-    assert block, "README.md has no my_adapters.py example"
+    assert block, "docs/adapters.md has no my_adapters.py example"
     return block.group(1)
 
 
@@ -71,7 +71,7 @@ def jobs(tmp_path_factory):
 
 
 def test_the_readme_example_runs_as_written_and_shows_what_it_declares_unsupported(jobs):
-    """The README's adapter checks NumPy under errstate; it declares compiled_add unsupported:
+    """The documented adapter checks NumPy under errstate; it declares compiled_add unsupported:
     that spec runs, counts the operation with its reason, shows it, and fails nothing."""
     process = jobs[0]["readme"]
     assert process.returncode == 0, output(process)

@@ -882,7 +882,7 @@ def synthesize(fixture: Path, out: Path, total: int = 100_000, runs: int = 40) -
 def test_many_records_make_a_dashboard_under_5_mb(tmp_path, total, runs):
     """Many records in 40 runs, or in one run (whose cells outgrow every cap all the same):
     the output stays small. Not timed (CI machines vary); the times are printed (pytest -s);
-    100,000 records are measured by hand (README)."""
+    100,000 records are measured by hand (docs/results.md)."""
     count = synthesize(FIXTURE, tmp_path / "results", total=total, runs=runs)
     assert count == total
     started = time.perf_counter()
