@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 
 from packaging.version import InvalidVersion, Version
 
+from compat.core.row import EAGER, Row
 from compat.dashboard.html import slug
 from compat.results import aggregate
 from compat.results.records import Key
@@ -223,7 +224,7 @@ class Data:
                     self.reference_devices.get((backend_id, device), "device:its reference device"),
                 )
             )
-        if "~" in backend_id:
+        if Row.parse(backend_id).mode != EAGER:
             keys.append((backend_id, version, device, "mode:eager"))
         return keys
 

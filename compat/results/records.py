@@ -30,6 +30,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any, ClassVar, NamedTuple
 
+from compat.core.row import EAGER, Row
 from compat.results import conformance
 
 SCHEMA_VERSION = 3  # 3 added Replay; 2 added Checks.unsupported and the tables a spec feeds
@@ -54,8 +55,11 @@ class Backend:
     @property
     def row(self) -> str:
         """The id, with the execution mode besides eager that the config names: 'jax[x64]~jit'."""
-        mode = self.config.get("mode")
-        return f"{self.id}~{mode}" if mode else self.id
+        return str(self.target())
+
+    def target(self, device: str | None = None) -> Row:
+        """The backend in the execution mode its config names, on ``device``."""
+        return Row.of(self.id, self.config.get("mode") or EAGER, device)
 
     def to_json(self) -> dict:
         return {k: v for k, v in asdict(self).items() if v != "" or k != "adapter"}
@@ -101,7 +105,7 @@ class Record:
     @property
     def where(self) -> str:
         """'torch', 'torch~compile' in an execution mode besides eager, 'torch@apu:0' for a device under test."""
-        return self.backend.row + (f"@{self.device}" if self.device else "")
+        return str(self.backend.target(self.device))
 
     @property
     def spec_name(self) -> str:
