@@ -289,7 +289,7 @@ def replay_of(divergence: dict) -> dict:
 
 
 def test_problem_with_is_jsonschemas_verdict_on_spoiled_fixture_records():
-    """And so is the compiled check that decides before jsonschema is asked (a record it
+    """And so is fastjsonschema's compiled check that decides before jsonschema is asked (a record it
     wrongly rejected would only cost time, one it wrongly accepted would be stored)."""
     schema = json.loads(records.SCHEMA_PATH.read_text())
     reference = jsonschema.Draft202012Validator(schema)

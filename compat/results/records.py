@@ -24,14 +24,13 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field, fields
 from functools import cache
 from pathlib import Path
 from typing import Any, ClassVar, NamedTuple
 
 from compat.core.row import EAGER, Row
-from compat.results import conformance
 
 SCHEMA_VERSION = 3  # 3 added Replay; 2 added Checks.unsupported and the tables a spec feeds
 READABLE_VERSIONS = (1, 2, 3)
@@ -230,10 +229,23 @@ def validator(kind: str | None = None):
 
 
 @cache
-def conforms(kind: str) -> conformance.Check:
-    """The compiled check of one record type (``compat.results.conformance``)."""
-    root = {k: v for k, v in schema().items() if k != "oneOf"}
-    return conformance.compile_check({**root, "$ref": f"#/$defs/{kind}"}, root)  # as validator(kind) reads it
+def conforms(kind: str) -> Callable[[Any], bool]:
+    """Whether a record of type ``kind`` follows the schema: fastjsonschema's check, compiled
+    once to Python (jsonschema walks the schema anew for every record, most of the time of
+    merging records into a store)."""
+    import fastjsonschema
+
+    root = {k: v for k, v in schema().items() if k != "oneOf"}  # as validator(kind) reads it
+    check = fastjsonschema.compile({**root, "$ref": f"#/$defs/{kind}"}, use_default=False)
+
+    def conforming(data: Any) -> bool:
+        try:
+            check(data)
+        except fastjsonschema.JsonSchemaException:
+            return False
+        return True
+
+    return conforming
 
 
 def problem_with(data: Any) -> str | None:
