@@ -14,19 +14,9 @@ from compat.core.row import EAGER, Row
 from compat.dashboard.html import slug
 from compat.results import aggregate
 from compat.results.records import Key
+from compat.results.store import KEY_COLUMNS
 
 VIEWS = ("", "device", "mode")  # matrices: against NumPy-like references, reference devices, eager
-KEY_FIELDS = (
-    "backend_id",
-    "device",
-    "reference",
-    "family",
-    "op",
-    "kind",
-    "sig_inputs",
-    "sig_expected",
-    "sig_actual",
-)
 OTHER_SPECS = ""  # in a divergence's tables: shown by a spec that feeds no table
 
 
@@ -233,14 +223,15 @@ class Data:
         as the report aggregates them."""
         where = "" if runs is None else f" AND run_id IN ({marks(runs)})"
         rows = self.db.execute(
-            f"SELECT run_id, {', '.join(KEY_FIELDS)}, count, id, status, known, backend_version, "
+            f"SELECT run_id, {', '.join(KEY_COLUMNS)}, count, id, status, known, backend_version, "
             f"tables FROM records WHERE type = 'divergence'{where} ORDER BY id",
             runs or [],
         )
         per_run = defaultdict(list)
+        end = 1 + len(KEY_COLUMNS)
         for row in rows:
             per_run[row[0]].append(
-                StoredDivergence(row[0], Key(*row[1:10]), *row[10:-1], tables=tables_of(row[-1]))
+                StoredDivergence(row[0], Key(*row[1:end]), *row[end:-1], tables=tables_of(row[-1]))
             )
         return [d for found in per_run.values() for d in aggregate.distinct(found)]
 
