@@ -162,7 +162,7 @@ def pytest_pyfunc_call(pyfuncitem):
     if others:
         raise escaped
     new = [r for r in divergences if r.status == "new"]
-    if new and compat.mode == "strict":
+    if new and compat.policy == "strict":
         pytest.fail(report.new_divergences_message(new), pytrace=False)
     known = sorted({r.known for r in divergences if r.known})
     if known:
