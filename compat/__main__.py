@@ -430,23 +430,23 @@ def chosen_run(args, command: str) -> tuple[records.Run, records.Loaded]:
 
 
 def known_command(args, parser) -> int:
-    from compat.results import known
+    from compat.results import entries
 
     if args.action == "examples" and not args.entry:
         parser.error("known examples: --entry ID is required")
     run, _ = chosen_run(args, "known")
     if args.action == "add":
-        found = known.new_divergences(run, args.backend)
+        found = entries.new_divergences(run, args.backend)
         print(
-            "\n\n".join(known.entry_stub(r) for r in found)
+            "\n\n".join(entries.entry_stub(r) for r in found)
             if found
             else f"# no new divergence in run {run.run_id}" + (f" of {args.backend}" if args.backend else "")
         )
         return 0
-    chosen = known.examples_of(run, args.entry)
+    chosen = entries.examples_of(run, args.entry)
     if not chosen:
         raise records.ResultsError(f"run {run.run_id} has no divergence that entry {args.entry!r} matched")
-    print("\n\n".join(known.example_toml(record, backends) for record, backends in chosen))
+    print("\n\n".join(entries.example_toml(record, backends) for record, backends in chosen))
     return 0
 
 

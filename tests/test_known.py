@@ -194,7 +194,7 @@ def test_replays_reproduce_what_still_holds_and_report_what_is_fixed(tmp_path):
 def test_a_stub_is_an_entry_that_matches_its_record_and_only_its_mode(tmp_path, config):
     """``python -m compat known add`` writes an entry as narrow as the record: the same
     backend, family, operation, signature and reference, and the execution mode it came from."""
-    from compat.results import known, records
+    from compat.results import entries, records
     from tests.helpers import divergence_record
 
     record = divergence_record()
@@ -203,7 +203,7 @@ def test_a_stub_is_an_entry_that_matches_its_record_and_only_its_mode(tmp_path, 
     typed = records.from_json(record)
     path = tmp_path / "registry.toml"
     path.write_text(
-        known.entry_stub(typed).replace(
+        entries.entry_stub(typed).replace(
             "TODO: a public URL (documentation, issue), or remove this line", "https://example.org"
         )
     )

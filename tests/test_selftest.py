@@ -13,6 +13,7 @@ import sys
 
 import pytest
 
+from compat.core.row import Row
 from compat.harness import selftest
 from tests.helpers import REPO, subprocess_env
 
@@ -23,7 +24,7 @@ def test_every_plugin_fault_is_detected(tmp_path):
     if not backends:
         pytest.skip("neither tensorflow nor torch is installed")
     expected = {
-        (f"{a.id}@{a.plugin_devices()[0]}", fault)
+        (str(Row.of(a.id, device=a.plugin_devices()[0])), fault)
         for a in backends
         for fault in ["(none)", *selftest.faults_of(a)]
     }

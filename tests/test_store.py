@@ -289,7 +289,7 @@ def replay_of(divergence: dict) -> dict:
 
 
 def test_problem_with_is_jsonschemas_verdict_on_spoiled_fixture_records():
-    """And so is the compiled check that decides before jsonschema is asked (a record it
+    """And so is fastjsonschema's compiled check that decides before jsonschema is asked (a record it
     wrongly rejected would only cost time, one it wrongly accepted would be stored)."""
     schema = json.loads(records.SCHEMA_PATH.read_text())
     reference = jsonschema.Draft202012Validator(schema)
@@ -455,3 +455,14 @@ def test_processes_creating_one_new_store_at_once_all_succeed(tmp_path):
             _out, err = p.communicate(timeout=120)
             assert p.returncode == 0, err
         assert store.counts(db)["runs"] == 0
+
+
+def test_the_columns_follow_the_records(tmp_path):
+    """The records table is the columns ``store.FIELDS`` declares, and a divergence's key
+    columns (what the dashboard groups by) hold its ``Key``."""
+    connection = store.connect(tmp_path / "s.sqlite")
+    columns = [row[1] for row in connection.execute("PRAGMA table_info(records)")]
+    assert columns == ["id", *store.COLUMNS]
+    record = records.from_json(divergence_record())
+    row = dict(zip(store.COLUMNS, store.row_of(record, "digest", 1)))
+    assert records.Key(*(row[c] for c in store.KEY_COLUMNS)) == record.key

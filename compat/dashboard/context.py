@@ -7,7 +7,7 @@ import json
 from collections import defaultdict
 from pathlib import Path
 
-from compat.dashboard.data import Data, Divergence
+from compat.dashboard.data import Data, StoredDivergence
 from compat.dashboard.html import Site
 from compat.results import registry as registry_module
 
@@ -31,7 +31,7 @@ class Context:
         """Divergence pages for listed divergences within PAGE_CAP and PAGE_BUDGET: new ones
         first, then the top of every list before the rest of any, so that every cell gets some."""
         position: dict[str, int] = {}
-        unique: dict[str, Divergence] = {}
+        unique: dict[str, StoredDivergence] = {}
         for cell in self.data.cells.values():
             by_op = defaultdict(list)
             for d in cell.divergences:

@@ -10,22 +10,13 @@ from dataclasses import dataclass, field
 
 from packaging.version import InvalidVersion, Version
 
+from compat.core.row import EAGER, Row
 from compat.dashboard.html import slug
 from compat.results import aggregate
 from compat.results.records import Key
+from compat.results.store import KEY_COLUMNS
 
 VIEWS = ("", "device", "mode")  # matrices: against NumPy-like references, reference devices, eager
-KEY_FIELDS = (
-    "backend_id",
-    "device",
-    "reference",
-    "family",
-    "op",
-    "kind",
-    "sig_inputs",
-    "sig_expected",
-    "sig_actual",
-)
 OTHER_SPECS = ""  # in a divergence's tables: shown by a spec that feeds no table
 
 
@@ -35,7 +26,7 @@ def tables_of(column: str | None) -> tuple[str, ...]:
 
 
 @dataclass(slots=True)
-class Divergence:
+class StoredDivergence:
     """One distinct divergence of one cell's run, as the store's columns hold it (the
     whole record is read only for its page); its key's fields read as its own."""
 
@@ -65,7 +56,7 @@ class Divergence:
 
 
 @dataclass
-class Row:
+class MatrixRow:
     """A matrix row: a backend (id with config) at one version on a device, against a
     reference class. Each version of a backend is a row of its own, so that a matrix of
     versions (tox's jax and jax-previous envs, CI jobs) shows them side by side."""
@@ -113,7 +104,7 @@ def version_order(version: str) -> tuple:
 @dataclass
 class Cell:
     run_id: str
-    divergences: list[Divergence] = field(default_factory=list)
+    divergences: list[StoredDivergence] = field(default_factory=list)
     cases: dict = field(default_factory=dict)  # op -> cases checked
     table_ops: dict = field(default_factory=dict)  # table its specs feed -> operations they checked
     unsupported: dict = field(default_factory=dict)  # operation -> the adapter's reason
@@ -139,7 +130,7 @@ class Data:
                 "meta": json.loads(meta) if meta else None,
             }
         self.order = {run_id: i for i, run_id in enumerate(self.runs)}
-        self.rows: dict[tuple, Row] = {}
+        self.rows: dict[tuple, MatrixRow] = {}
         self.cells: dict[tuple, Cell] = {}  # (row key, family) -> Cell of the latest run
         self.previous: dict[tuple, str] = {}  # (row key, family) -> the run before it
         self._load_cells()
@@ -160,7 +151,7 @@ class Data:
         self.reference_devices = {(row[1], row[3]): row[4] for row in found if row[4].startswith("device:")}
         for run_id, backend_id, version, device, reference, family, name, config in found:
             for key in self.keys_of(backend_id, version, device, reference):
-                self.rows.setdefault(key, Row(*key, name=name, config=config))
+                self.rows.setdefault(key, MatrixRow(*key, name=name, config=config))
                 covered[(key, family)].add(run_id)
         for (key, family), runs in covered.items():
             ordered = sorted(runs, key=self.order.__getitem__)
@@ -223,23 +214,24 @@ class Data:
                     self.reference_devices.get((backend_id, device), "device:its reference device"),
                 )
             )
-        if "~" in backend_id:
+        if Row.parse(backend_id).mode != EAGER:
             keys.append((backend_id, version, device, "mode:eager"))
         return keys
 
-    def divergences(self, runs: list[str] | None = None) -> list[Divergence]:
+    def divergences(self, runs: list[str] | None = None) -> list[StoredDivergence]:
         """The distinct divergences of each of these runs (all runs by default), aggregated
         as the report aggregates them."""
         where = "" if runs is None else f" AND run_id IN ({marks(runs)})"
         rows = self.db.execute(
-            f"SELECT run_id, {', '.join(KEY_FIELDS)}, count, id, status, known, backend_version, "
+            f"SELECT run_id, {', '.join(KEY_COLUMNS)}, count, id, status, known, backend_version, "
             f"tables FROM records WHERE type = 'divergence'{where} ORDER BY id",
             runs or [],
         )
         per_run = defaultdict(list)
+        end = 1 + len(KEY_COLUMNS)
         for row in rows:
             per_run[row[0]].append(
-                Divergence(row[0], Key(*row[1:10]), *row[10:-1], tables=tables_of(row[-1]))
+                StoredDivergence(row[0], Key(*row[1:end]), *row[end:-1], tables=tables_of(row[-1]))
             )
         return [d for found in per_run.values() for d in aggregate.distinct(found)]
 
@@ -291,7 +283,7 @@ class Data:
                 found[record_id] = json.loads(body)
         return found
 
-    def rows_of(self, view: str) -> list[Row]:
+    def rows_of(self, view: str) -> list[MatrixRow]:
         """The rows of one view's matrix (one of VIEWS)."""
         return sorted(
             (r for r in self.rows.values() if r.view == view),
@@ -304,7 +296,7 @@ class Data:
             ),
         )
 
-    def version_groups(self, view: str = "") -> list[list[Row]]:
+    def version_groups(self, view: str = "") -> list[list[MatrixRow]]:
         """Rows that are versions of one backend (with config) on one device, for each such
         backend run at more than one version; oldest version first."""
         groups = defaultdict(list)
@@ -312,7 +304,7 @@ class Data:
             groups[row.group].append(row)
         return [rows for rows in groups.values() if len(rows) > 1]
 
-    def families_of(self, rows: list[Row]) -> list[str]:
+    def families_of(self, rows: list[MatrixRow]) -> list[str]:
         keys = {r.key for r in rows}
         return sorted({family for key, family in self.cells if key in keys})
 

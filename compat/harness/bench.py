@@ -53,7 +53,7 @@ class Meter:
         finally:
             if isinstance(checker, Checker):
                 key = (
-                    checker.backend_info.row + (f"@{checker.device}" if checker.device else ""),
+                    str(checker.backend_info.target(checker.device)),
                     checker.family,
                 )
                 self.wall[key] += time.perf_counter() - start

@@ -192,7 +192,7 @@ class CompatSession:
 
     def __init__(self, config):
         self.config = config
-        self.mode = config.getoption("compat_mode")
+        self.policy = config.getoption("compat_mode")  # strict or report (not an execution mode)
         self.results = Path(config.getoption("compat_results"))
         registry_path = config.getoption("compat_registry") or (
             DEFAULT_REGISTRY if DEFAULT_REGISTRY.exists() else None
@@ -256,7 +256,7 @@ class CompatSession:
         return {
             "run_id": self.run_id,
             "started": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
-            "mode": self.mode,
+            "mode": self.policy,
             "backends": [backend_info(a).to_json() for a in self.adapters],
             "missing": self.missing,
             "reference": backend_info(self.reference).to_json(),
@@ -470,7 +470,7 @@ def pytest_sessionstart(session):
 def pytest_report_header(config):
     compat = session_of(config)
     lines = [
-        f"compat: {compat.mode} mode; backends: {', '.join(a.id for a in compat.adapters) or 'none'}; "
+        f"compat: {compat.policy} mode; backends: {', '.join(a.id for a in compat.adapters) or 'none'}; "
         f"registry: {compat.registry.path or 'none'}; records: {compat.run_directory}"
     ]
     lines += [f"compat: skipping {spec}: {reason}" for spec, reason in compat.missing.items()]

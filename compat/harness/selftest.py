@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from compat import adapters
+from compat.core.row import Row
 from compat.results import records
 from compat.results.report import table
 from compat.specs import DIRECTORY as SPECS
@@ -176,7 +177,7 @@ def main(
         for adapter in chosen:
             device = adapter.plugin_devices()[0]
             print(
-                f"  {adapter.id}@{device}: {len(adapter.plugin.faults)} faults and a control, "
+                f"  {Row.of(adapter.id, device=device)}: {len(adapter.plugin.faults)} faults and a control, "
                 f"{len(adapter.plugin.fatal_faults)} fatal faults ...",
                 file=sys.stderr,
             )
@@ -201,7 +202,7 @@ def render(results: list[Result]) -> str:
     """The table; the control row (no fault) must show nothing, and the run's seconds are per device."""
     rows = [
         [
-            f"{r.backend}@{r.device}",
+            str(Row.of(r.backend, device=r.device)),
             r.fault,
             ("false alarm" if r.detected else "no (good)")
             if r.fault == "(none)"

@@ -24,6 +24,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from compat.core.row import untargeted
 from compat.harness import casualties, inflight
 from compat.harness.isolation import CALL_LIMIT, MEMORY_LIMIT, death_notice
 
@@ -31,8 +32,6 @@ SUPERVISED = "COMPAT_SUPERVISED"  # set in a supervised child: the run id it wri
 FINISHED = "finished-{worker}"  # a process that ended its session normally leaves this file
 DONE = "done-{worker}.txt"  # node ids of the specs it finished, one per line
 HINTS = "hints-{worker}.json"  # what an xdist worker tells the scheduler of its tests' marks
-# the device in an xp param's id: "[jax[x64]@cpu:1-add]" (faulty devices, "@apu:0!fault", are left alone)
-DEVICE_IN_ID = re.compile(r"(?:@[A-Za-z]+:\d+|~[a-z]+)+(?=[-\]])")  # a device or an execution mode
 
 
 def add_options(group) -> None:
@@ -232,7 +231,7 @@ def make_scheduler(config, log, run_directory: Path):
             groups, _ = self.marks()
             if nodeid in groups:
                 return "group " + groups[nodeid]
-            return DEVICE_IN_ID.sub("", nodeid)
+            return untargeted(nodeid)  # with the spec on the default device, eagerly
 
         def _assign_work_unit(self, node):
             if not self.slow_first:

@@ -11,6 +11,7 @@ from collections.abc import Iterator
 import pytest
 from hypothesis import Phase, settings
 
+from compat.core.row import Row
 from compat.harness import casualties, supervision
 from compat.harness.checker import Checker
 from compat.harness.found import unwrap
@@ -36,8 +37,7 @@ def pytest_generate_tests(metafunc):
     for adapter in compat.adapters:
         modes = compat.modes.get(adapter.id, [])
         if not metafunc.config.getoption("only_devices"):
-            params.append(pytest.param((adapter, None, None, "eager"), id=adapter.id))
-            params += [pytest.param((adapter, None, None, mode), id=f"{adapter.id}~{mode}") for mode in modes]
+            params += [param(Row.of(adapter.id, mode)) for mode in ["eager", *modes]]
         for device in compat.devices.get(adapter.id, []):
             reason = compat.unavailable.get((adapter.id, device))
             marks = [pytest.mark.skip(reason=f"{device}: {reason}")] if reason else []
@@ -49,11 +49,7 @@ def pytest_generate_tests(metafunc):
             known = {**plugin.faults, **plugin.fatal_faults} if plugin is not None else {}
             named = list(plugin.faults) if faults == ["all"] else [f for f in faults if f in known]
             for mode in device_modes:
-                row = f"{adapter.id}{'' if mode == 'eager' else '~' + mode}@{device}"  # as records name it
-                params.append(pytest.param((adapter, device, None, mode), id=row, marks=marks))
-                params += [
-                    pytest.param((adapter, device, f, mode), id=f"{row}!{f}", marks=marks) for f in named
-                ]
+                params += [param(Row.of(adapter.id, mode, device, f), marks) for f in [None, *named]]
     params += [
         pytest.param(None, id=spec, marks=pytest.mark.skip(reason=reason))
         for spec, reason in compat.missing.items()
@@ -63,11 +59,18 @@ def pytest_generate_tests(metafunc):
     metafunc.parametrize("xp", params, indirect=True)
 
 
+def param(row: Row, marks=()):
+    """An xp param: the row, its text as the pytest id (node ids name rows as records do)."""
+    return pytest.param(row, id=str(row), marks=marks)
+
+
 @pytest.fixture
 def xp(request) -> Iterator[Checker]:
     """The backend under test, as a Checker: ``xp.check("add", x, y)``."""
     compat = session_of(request.config)
-    adapter, device, fault, mode = request.param
+    row: Row = request.param
+    adapter = next(a for a in compat.adapters if a.id == row.backend_id)
+    device, fault, mode = row.device, row.fault, row.mode
     reference_device = compat.reference_devices.get(adapter.id) or compat.reference_devices.get(adapter.name)
     checker = Checker(
         adapter,
@@ -159,7 +162,7 @@ def pytest_pyfunc_call(pyfuncitem):
     if others:
         raise escaped
     new = [r for r in divergences if r.status == "new"]
-    if new and compat.mode == "strict":
+    if new and compat.policy == "strict":
         pytest.fail(report.new_divergences_message(new), pytrace=False)
     known = sorted({r.known for r in divergences if r.known})
     if known:
@@ -203,7 +206,7 @@ def params_on_row(item) -> int:
 
 def spec_row(item) -> tuple | None:
     param = getattr(getattr(item, "callspec", None), "params", {}).get("xp")
-    return (item.module.__name__, item.originalname, *param) if param is not None else None
+    return (item.module.__name__, item.originalname, param) if param is not None else None
 
 
 @contextlib.contextmanager

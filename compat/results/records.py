@@ -24,13 +24,13 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field, fields
 from functools import cache
 from pathlib import Path
 from typing import Any, ClassVar, NamedTuple
 
-from compat.results import conformance
+from compat.core.row import EAGER, Row
 
 SCHEMA_VERSION = 3  # 3 added Replay; 2 added Checks.unsupported and the tables a spec feeds
 READABLE_VERSIONS = (1, 2, 3)
@@ -54,8 +54,11 @@ class Backend:
     @property
     def row(self) -> str:
         """The id, with the execution mode besides eager that the config names: 'jax[x64]~jit'."""
-        mode = self.config.get("mode")
-        return f"{self.id}~{mode}" if mode else self.id
+        return str(self.target())
+
+    def target(self, device: str | None = None) -> Row:
+        """The backend in the execution mode its config names, on ``device``."""
+        return Row.of(self.id, self.config.get("mode") or EAGER, device)
 
     def to_json(self) -> dict:
         return {k: v for k, v in asdict(self).items() if v != "" or k != "adapter"}
@@ -101,7 +104,7 @@ class Record:
     @property
     def where(self) -> str:
         """'torch', 'torch~compile' in an execution mode besides eager, 'torch@apu:0' for a device under test."""
-        return self.backend.row + (f"@{self.device}" if self.device else "")
+        return str(self.backend.target(self.device))
 
     @property
     def spec_name(self) -> str:
@@ -226,10 +229,23 @@ def validator(kind: str | None = None):
 
 
 @cache
-def conforms(kind: str) -> conformance.Check:
-    """The compiled check of one record type (``compat.results.conformance``)."""
-    root = {k: v for k, v in schema().items() if k != "oneOf"}
-    return conformance.compile_check({**root, "$ref": f"#/$defs/{kind}"}, root)  # as validator(kind) reads it
+def conforms(kind: str) -> Callable[[Any], bool]:
+    """Whether a record of type ``kind`` follows the schema: fastjsonschema's check, compiled
+    once to Python (jsonschema walks the schema anew for every record, most of the time of
+    merging records into a store)."""
+    import fastjsonschema
+
+    root = {k: v for k, v in schema().items() if k != "oneOf"}  # as validator(kind) reads it
+    check = fastjsonschema.compile({**root, "$ref": f"#/$defs/{kind}"}, use_default=False)
+
+    def conforming(data: Any) -> bool:
+        try:
+            check(data)
+        except fastjsonschema.JsonSchemaException:
+            return False
+        return True
+
+    return conforming
 
 
 def problem_with(data: Any) -> str | None:

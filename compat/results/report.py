@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from compat.core.row import EAGER, Row
 from compat.results import aggregate
 from compat.results import records as records_module
 from compat.results.records import Divergence, Run
@@ -31,8 +32,14 @@ def summary_table(run: Run, registry: Registry) -> str:
     columns = ["backend", "family", "cases", "new", "known"]
     values = [[r.backend, r.family, r.cases, r.new, r.known] for r in rows]
     # devices under test and execution modes: their divergences from the reference device, or from eager, too
+    targets = [Row.parse(r.backend) for r in rows]
     against = "/".join(
-        name for mark, name in (("@", "device"), ("~", "eager")) if any(mark in r.backend for r in rows)
+        name
+        for name, found in (
+            ("device", any(t.device for t in targets)),
+            ("eager", any(t.mode != EAGER for t in targets)),
+        )
+        if found
     )
     if against:
         columns += [f"{against} new", f"{against} known"]

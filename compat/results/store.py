@@ -32,8 +32,10 @@ import re
 import sqlite3
 import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from compat.results import records
 
@@ -41,7 +43,7 @@ DEFAULT_STORE = Path("compat-results") / "compat.sqlite"  # next to the plugin's
 SCHEMA_VERSION = 2  # PRAGMA user_version of a compat store; 2 added tables and unsupported
 BUSY_TIMEOUT_MS = 120_000
 
-SCHEMA = """
+SCHEMA_TEMPLATE = """
 CREATE TABLE IF NOT EXISTS runs (
     run_id   TEXT PRIMARY KEY,
     started  TEXT NOT NULL,
@@ -49,38 +51,7 @@ CREATE TABLE IF NOT EXISTS runs (
     source   TEXT NOT NULL,
     ingested TEXT NOT NULL
 );
-CREATE TABLE IF NOT EXISTS records (
-    id              INTEGER PRIMARY KEY,
-    run_id          TEXT NOT NULL,
-    worker          TEXT NOT NULL,
-    digest          TEXT NOT NULL,
-    nth             INTEGER NOT NULL,
-    type            TEXT NOT NULL,
-    family          TEXT NOT NULL,
-    spec            TEXT NOT NULL,
-    backend_id      TEXT NOT NULL,
-    backend_name    TEXT NOT NULL,
-    backend_version TEXT NOT NULL,
-    backend_config  TEXT NOT NULL,
-    device          TEXT,
-    reference       TEXT NOT NULL,
-    op              TEXT,
-    kind            TEXT,
-    status          TEXT,
-    known           TEXT,
-    sig_inputs      TEXT,
-    sig_expected    TEXT,
-    sig_actual      TEXT,
-    count           INTEGER,
-    cases           TEXT,
-    survey          TEXT,
-    survey_row      TEXT,
-    survey_value    TEXT,
-    tables          TEXT,
-    unsupported     TEXT,
-    UNIQUE (run_id, worker, digest, nth)
-);
-CREATE TABLE IF NOT EXISTS bodies (
+{records}CREATE TABLE IF NOT EXISTS bodies (
     digest TEXT PRIMARY KEY,
     body   TEXT NOT NULL
 );
@@ -89,34 +60,67 @@ CREATE INDEX IF NOT EXISTS records_by_type ON records (type, family);
 CREATE VIEW IF NOT EXISTS records_with_body AS SELECT records.*, bodies.body FROM records JOIN bodies USING (digest);
 """
 
-COLUMNS = (
-    "run_id",
-    "worker",
-    "digest",
-    "nth",
-    "type",
-    "family",
-    "spec",
-    "backend_id",
-    "backend_name",
-    "backend_version",
-    "backend_config",
-    "device",
-    "reference",
-    "op",
-    "kind",
-    "status",
-    "known",
-    "sig_inputs",
-    "sig_expected",
-    "sig_actual",
-    "count",
-    "cases",
-    "survey",
-    "survey_row",
-    "survey_value",
-    "tables",
-    "unsupported",
+SIGNATURE = ("inputs", "expected", "actual")  # a divergence's signature: its columns are sig_<part>
+
+
+def attribute(name: str) -> Callable[[records.Record], Any]:
+    return lambda record: getattr(record, name, None)
+
+
+def of_checks(name: str) -> Callable[[records.Record], Any]:
+    return lambda record: (
+        json.dumps(getattr(record, name), sort_keys=True) if isinstance(record, records.Checks) else None
+    )
+
+
+def signature(part: str) -> Callable[[records.Record], Any]:
+    return lambda record: (getattr(record, "signature", None) or {}).get(part)
+
+
+# The records table: each line's identity, then the fields reports group by, each column
+# once with its SQL type and its value in a record; the table, the INSERT, ``row_of``
+# and the dashboard's key columns (KEY_COLUMNS) follow from it. The store's format: a
+# change here is a new SCHEMA_VERSION.
+IDENTITY = {
+    "run_id": "TEXT NOT NULL",
+    "worker": "TEXT NOT NULL",
+    "digest": "TEXT NOT NULL",
+    "nth": "INTEGER NOT NULL",
+}
+FIELDS: dict[str, tuple[str, Callable[[records.Record], Any]]] = {
+    "type": ("TEXT NOT NULL", lambda record: record.TYPE),
+    "family": ("TEXT NOT NULL", attribute("family")),
+    "spec": ("TEXT NOT NULL", attribute("spec")),
+    "backend_id": ("TEXT NOT NULL", lambda record: record.backend.row),  # 'jax[x64]~jit'
+    "backend_name": ("TEXT NOT NULL", lambda record: record.backend.name),
+    "backend_version": ("TEXT NOT NULL", lambda record: record.backend.version),
+    "backend_config": ("TEXT NOT NULL", lambda record: json.dumps(record.backend.config, sort_keys=True)),
+    "device": ("TEXT", attribute("device")),
+    "reference": ("TEXT NOT NULL", attribute("reference")),
+    "op": ("TEXT", attribute("op")),
+    "kind": ("TEXT", attribute("kind")),
+    "status": ("TEXT", attribute("status")),
+    "known": ("TEXT", attribute("known")),
+    **{f"sig_{part}": ("TEXT", signature(part)) for part in SIGNATURE},
+    "count": ("INTEGER", attribute("count")),
+    "cases": ("TEXT", of_checks("cases")),
+    "survey": ("TEXT", attribute("table")),  # an observation's table, row and value
+    "survey_row": ("TEXT", attribute("row")),
+    "survey_value": ("TEXT", attribute("value")),
+    "tables": ("TEXT", lambda record: json.dumps(record.tables) if hasattr(record, "tables") else None),
+    "unsupported": ("TEXT", of_checks("unsupported")),
+}
+COLUMNS = (*IDENTITY, *FIELDS)
+KEY_COLUMNS = tuple(
+    f"sig_{f}" if f in SIGNATURE else f for f in records.Key._fields
+)  # a divergence's identity
+SCHEMA = SCHEMA_TEMPLATE.format(
+    records="CREATE TABLE IF NOT EXISTS records (\n    id              INTEGER PRIMARY KEY,\n"
+    + "".join(
+        f"    {name:<15} {sql},\n"
+        for name, sql in [*IDENTITY.items(), *((name, sql) for name, (sql, _) in FIELDS.items())]
+    )
+    + "    UNIQUE (run_id, worker, digest, nth)\n);\n"
 )
 INSERT = f"INSERT OR IGNORE INTO records ({', '.join(COLUMNS)}) VALUES ({', '.join('?' * len(COLUMNS))})"
 
@@ -266,37 +270,7 @@ def results_files(directory: Path) -> tuple[list[Path], list[Path]]:
 
 def row_of(record: records.Record, digest: str, nth: int) -> tuple:
     """The columns reports group by; the whole record stays in ``bodies``."""
-    backend = record.backend
-    signature = getattr(record, "signature", None) or {}
-    return (
-        record.run_id,
-        record.worker,
-        digest,
-        nth,
-        record.TYPE,
-        record.family,
-        record.spec,
-        backend.row,
-        backend.name,
-        backend.version,
-        json.dumps(backend.config, sort_keys=True),  # row: 'jax[x64]~jit'
-        record.device,
-        record.reference,
-        getattr(record, "op", None),
-        getattr(record, "kind", None),
-        getattr(record, "status", None),
-        getattr(record, "known", None),
-        signature.get("inputs"),
-        signature.get("expected"),
-        signature.get("actual"),
-        getattr(record, "count", None),
-        json.dumps(record.cases, sort_keys=True) if isinstance(record, records.Checks) else None,
-        getattr(record, "table", None),
-        getattr(record, "row", None),
-        getattr(record, "value", None),
-        json.dumps(record.tables) if hasattr(record, "tables") else None,
-        json.dumps(record.unsupported, sort_keys=True) if isinstance(record, records.Checks) else None,
-    )
+    return (record.run_id, record.worker, digest, nth, *(value(record) for _, value in FIELDS.values()))
 
 
 def read_records(path: Path, skipped: list[str], stored) -> tuple[list[tuple], int]:

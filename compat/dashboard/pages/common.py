@@ -6,7 +6,7 @@ import json
 import re
 from typing import NamedTuple
 
-from compat.dashboard.data import Cell, Data, Divergence, Row, version_order
+from compat.dashboard.data import Cell, Data, MatrixRow, StoredDivergence, version_order
 from compat.dashboard.html import e, readable, slug, table, when
 
 VALUES_SHOWN = 12  # values of an outcome shown
@@ -56,7 +56,7 @@ def cell_html(
     )
 
 
-def row_header(row: Row, data: Data, families: list[str]) -> str:
+def row_header(row: MatrixRow, data: Data, families: list[str]) -> str:
     config = "" if row.config in ("{}", "") else f" config {row.config}"
     return (
         f'<th title="{e(row.backend_id + " " + row.version + config)}">{e(row.backend_id)} '
@@ -65,7 +65,7 @@ def row_header(row: Row, data: Data, families: list[str]) -> str:
     )
 
 
-def list_path(row: Row, family: str, op: str | None = None) -> str:
+def list_path(row: MatrixRow, family: str, op: str | None = None) -> str:
     return f"l/{readable(row.backend_id, 20)}-{readable(family, 16)}-{slug(*row.key, family, op)}.html"
 
 
@@ -73,7 +73,7 @@ def family_path(family: str, view: str) -> str:
     return f"family-{readable(family, 24)}-{slug(family, view)[:8]}{f'-{view}s' if view else ''}.html"
 
 
-def matrix(data: Data, rows: list[Row], prefix: str = "", view: str = "") -> str:
+def matrix(data: Data, rows: list[MatrixRow], prefix: str = "", view: str = "") -> str:
     families = data.families_of(rows)
     if not rows:
         return NO_ROWS[view]
@@ -96,7 +96,7 @@ def matrix(data: Data, rows: list[Row], prefix: str = "", view: str = "") -> str
     return table(head, body, "matrix")
 
 
-def divergence_line(d: Divergence, prefix: str, pages: set[str], reference: str = "numpy") -> list[str]:
+def divergence_line(d: StoredDivergence, prefix: str, pages: set[str], reference: str = "numpy") -> list[str]:
     """A divergence as a row of a list; its reference is named when it is not the list's."""
     link = f'<a href="{prefix}{d.page}">{e(d.op)}</a>' if d.page in pages else e(d.op)
     status = f'<span class="badge {d.status}">{e(d.status)}</span>'

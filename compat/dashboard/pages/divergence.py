@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from compat.dashboard.context import Context
-from compat.dashboard.data import Divergence, Row
+from compat.dashboard.data import MatrixRow, StoredDivergence
 from compat.dashboard.html import COPY_SCRIPT, e, facts_table, t, table
 from compat.dashboard.pages.common import VIEW_PAGES, list_path, outcome_rows, run_line
 
@@ -15,10 +15,10 @@ def divergence_pages(dash: Context) -> None:
         divergence_page(dash, d, record)
 
 
-def divergence_page(dash: Context, d: Divergence, record: dict) -> None:
+def divergence_page(dash: Context, d: StoredDivergence, record: dict) -> None:
     backend = record["backend"]
     title = f"{d.backend_id} {d.op}({d.inputs}): {d.kind}"
-    cell_row = Row(d.backend_id, d.version, d.device, dash.data.against(d.reference))
+    cell_row = MatrixRow(d.backend_id, d.version, d.device, dash.data.against(d.reference))
     meaning = (
         "a divergence the registry does not know: probably a bug of the backend (or of its adapter)"
         if d.status == "new"

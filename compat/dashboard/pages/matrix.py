@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from compat.dashboard.context import LIST_CAP, Context
-from compat.dashboard.data import Cell, Row
+from compat.dashboard.data import Cell, MatrixRow
 from compat.dashboard.html import LEGEND, capped_note, e, table
 from compat.dashboard.pages.common import (
     LIST_HEADERS,
@@ -75,7 +75,7 @@ def index(dash: Context) -> None:
     dash.site.page("index.html", "Divergence matrix", "\n".join(body), here="index.html")
 
 
-def family_page(dash: Context, family: str, rows: list[Row], view: str) -> None:
+def family_page(dash: Context, family: str, rows: list[MatrixRow], view: str) -> None:
     data = dash.data
     rows = [r for r in rows if (r.key, family) in data.cells]
     ops = sorted(
@@ -101,7 +101,7 @@ def family_page(dash: Context, family: str, rows: list[Row], view: str) -> None:
     dash.site.page(family_path(family, view), f"{family} by operation", "\n".join(text), here=back)
 
 
-def list_page(dash: Context, row: Row, family: str, cell: Cell) -> None:
+def list_page(dash: Context, row: MatrixRow, family: str, cell: Cell) -> None:
     ops = [None] + sorted({d.op for d in cell.divergences} | set(cell.cases))
     for op in ops:
         chosen = [d for d in cell.divergences if op is None or d.op == op]

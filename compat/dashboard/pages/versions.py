@@ -5,7 +5,7 @@ from __future__ import annotations
 import itertools
 
 from compat.dashboard.context import Context
-from compat.dashboard.data import VIEWS, Row
+from compat.dashboard.data import VIEWS, MatrixRow
 from compat.dashboard.html import LEGEND, capped_note, e, slug, table
 from compat.dashboard.pages.common import LIST_HEADERS, cell_html, divergence_line, list_path, run_line
 
@@ -134,7 +134,9 @@ def versions(dash: Context) -> None:
     dash.site.page("versions.html", "Versions", "\n".join(parts), here="versions.html")
 
 
-def version_step(dash: Context, older: Row, newer: Row, family: str) -> tuple[list, list, int] | None:
+def version_step(
+    dash: Context, older: MatrixRow, newer: MatrixRow, family: str
+) -> tuple[list, list, int] | None:
     """(appeared, gone, operations checked by only one) from one version's latest run of
     a family to the next's; None if either did not run it."""
     a, b = dash.data.cells.get((older.key, family)), dash.data.cells.get((newer.key, family))
