@@ -130,3 +130,16 @@ def test_a_test_module_sharing_fixtures_is_one_xdist_group():
         and "xdist_group" not in ast.unparse(tree)
     ]
     assert not loose, f"give these modules pytestmark = pytest.mark.xdist_group(...): {loose}"
+
+
+# names that mean one thing in the whole package: a second class of the same name is a clash
+ONE_DEFINITION = ("Divergence", "Bound")
+
+
+def test_each_name_of_one_meaning_is_one_class():
+    defined: dict[str, list[str]] = {name: [] for name in ONE_DEFINITION}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ClassDef) and node.name in defined:
+                defined[node.name].append(module_name(path))
+    assert all(len(where) <= 1 for where in defined.values()), defined

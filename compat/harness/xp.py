@@ -123,7 +123,7 @@ def pytest_pyfunc_call(pyfuncitem):
             yield
     except (KeyboardInterrupt, SystemExit):
         raise
-    except BaseException as error:  # Hypothesis raises groups of our Divergence errors
+    except BaseException as error:  # Hypothesis raises groups of our NewDivergence errors
         escaped = error
     found, others = unwrap(escaped)
     compat = session_of(pyfuncitem.config)
