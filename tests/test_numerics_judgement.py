@@ -14,7 +14,7 @@ from compat.adapters import load_adapter
 from compat.adapters.numpy import NumpyAdapter
 from compat.core.case import Case
 from compat.harness.checker import Checker, Session
-from compat.harness.reference import accurate
+from compat.judge.accurate import accurate
 from compat.results.registry import load
 
 NUMPY = load_adapter("numpy")

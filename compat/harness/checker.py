@@ -22,18 +22,20 @@ import pytest
 from compat.adapters import Adapter
 from compat.adapters.base import UnsupportedOperation
 from compat.adapters.numpy_fd import FiniteDifferences
-from compat.core import ops, oracle
+from compat.core import ops
 from compat.core.case import Case
 from compat.core.outcome import Outcome, error_type, first_line
 from compat.core.programs import Program
 from compat.harness.casualties import Casualty
 from compat.harness.found import Found, describe, divergence_type
-from compat.harness.gradient_tolerance import dtype_explains_values, gradient_tolerance, widen
 from compat.harness.inflight import Note
 from compat.harness.isolation import HUNG_AGAIN, Isolation
-from compat.harness.reference import accurate, as_flush_to_zero
 from compat.harness.reproducer import InMode, OnDevice, reproducer
 from compat.harness.surveys import Surveys, timed
+from compat.judge import oracle
+from compat.judge.accurate import accurate
+from compat.judge.flush import as_flush_to_zero
+from compat.judge.gradients import dtype_explains_values, gradient_tolerance, widen
 from compat.results import records
 from compat.results.registry import Registry
 
@@ -169,7 +171,7 @@ class Checker(Surveys):
 
     def expected_of(self, case: Case) -> Outcome:
         """The reference's outcome of ``case``: NumPy's, its math functions' values computed
-        in wider precision (compat.harness.reference.accurate)."""
+        in wider precision (compat.judge.accurate)."""
         return accurate(self.reference, case, self.call(self.reference, case))
 
     def replay_casualty(self) -> None:
@@ -262,7 +264,15 @@ class Checker(Surveys):
         self.cases[op] += 1
         allowed = oracle.bound(op, args, kwargs)
         mismatches = self.without_consequences(
-            case, actual, oracle.compare(expected, actual, allowed, case.exact), allowed
+            case,
+            actual,
+            oracle.compare(
+                expected,
+                actual,
+                allowed,
+                oracle.Exactness.BITS if case.exact else oracle.Exactness.WITHIN_BOUND,
+            ),
+            allowed,
         )
         mismatches = as_flush_to_zero(self.expected_of, case, expected, actual, mismatches, allowed)
         if self.on_reference_device is not None:  # first: what a device team asks
@@ -309,7 +319,11 @@ class Checker(Surveys):
             return
         if truth is not None:
             widen(expected, truth, factor=2)
-        exact = "computed" if not ops.get(case.op).accumulates and case.program is None else False
+        exact = (
+            oracle.Exactness.COMPUTED
+            if not ops.get(case.op).accumulates and case.program is None
+            else oracle.Exactness.WITHIN_BOUND
+        )
         allowed = oracle.bound(case.op, case.args, case.kwargs) if case.program is None else oracle.PROGRAM
         mismatches = oracle.compare(expected, actual, allowed, exact=exact)
         if case.program is None:

@@ -12,10 +12,10 @@ import functools
 from dataclasses import dataclass
 
 from compat.adapters import Adapter
-from compat.core import oracle
 from compat.core.case import Case
 from compat.core.outcome import Outcome
 from compat.harness.reproducer import InMode, OnDevice
+from compat.judge import oracle
 from compat.results.registry import Entry
 
 

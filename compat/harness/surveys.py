@@ -9,10 +9,11 @@ import time
 
 import numpy as np
 
-from compat.core import ops, oracle
+from compat.core import ops
 from compat.core.case import Case
 from compat.core.outcome import repr_scalar
 from compat.core.programs import Program
+from compat.judge import oracle
 
 
 def timed(method):

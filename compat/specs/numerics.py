@@ -4,7 +4,7 @@ The other families draw moderate values on purpose (promotion specs are about
 dtypes, not overflow). These specs feed each operation the values where
 frameworks really differ: NaN, infinities, signed zeros, subnormals, the largest
 finite values, halves (rounding), and integers at their limits. The oracle
-judges them by the operation's bound (compat.core.oracle): correctly rounded
+judges them by the operation's bound (compat.judge.oracle): correctly rounded
 operations to the bit, the others within a few ULPs of a reference computed in
 wider precision. A backend whose CPU flushes subnormals to zero shows that under
 its own signature (``subnormal`` -> ``flushed``). Where NumPy itself leaves the

@@ -1,7 +1,4 @@
-"""What the reference says about float values, beyond NumPy's plain result: the value
-of a math function computed in wider precision and rounded once (NumPy's own float32
-functions are not correctly rounded), and whether a difference is a CPU's
-flush-to-zero mode rather than a wrong result."""
+"""Whether a difference is a CPU's flush-to-zero mode (FTZ/DAZ) rather than a wrong result."""
 
 from __future__ import annotations
 
@@ -10,10 +7,10 @@ from dataclasses import replace
 
 import numpy as np
 
-from compat.adapters import Adapter
-from compat.core import dtypes, ops, oracle
+from compat.core import dtypes
 from compat.core.case import Case
 from compat.core.outcome import Outcome
+from compat.judge import oracle
 
 
 def has_subnormals(values: np.ndarray, like: str | None = None) -> bool:
@@ -24,34 +21,6 @@ def has_subnormals(values: np.ndarray, like: str | None = None) -> bool:
     return not np.array_equal(
         np.atleast_1d(dtypes.flushed(values, like)).view(bits), np.atleast_1d(values).view(bits)
     )
-
-
-def accurate(reference: Adapter, case: Case, expected: Outcome) -> Outcome:
-    """The reference's result of an elementwise operation that is not correctly rounded
-    (exp, sin, power, ...), recomputed in wider precision and rounded once, so that
-    NumPy's own rounding errors are not charged to the backends: the operands as the
-    reference computes them (converted to its result dtype), in float64 for narrower
-    floats and long double for float64 (where it is wider), the values rounded back.
-    Dtype, shape and errors stay NumPy's."""
-    declared = ops.get(case.op)
-    if (
-        expected.raised
-        or expected.values is None
-        or not declared.elementwise
-        or declared.correctly_rounded
-        or expected.dtype not in dtypes.REAL_FLOAT
-        or case.program is not None
-    ):
-        return expected
-    result = dtypes.to_numpy(expected.dtype)
-    wide = np.float64 if result != np.float64 else np.longdouble
-    if wide == np.longdouble and np.finfo(np.longdouble).nmant <= np.finfo(np.float64).nmant:
-        return expected
-    kwargs = {k: v for k, v in case.kwargs.items() if k != "dtype"}
-    with np.errstate(all="ignore"):
-        operands = [np.asarray(a).astype(result).astype(wide) for a in case.args]
-        values = np.asarray(reference.function(case.op)(*operands, **kwargs)).astype(result)
-    return replace(expected, values=values.reshape(expected.values.shape))
 
 
 def as_flush_to_zero(
