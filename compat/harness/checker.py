@@ -325,7 +325,7 @@ class Checker(Surveys):
             else oracle.Exactness.WITHIN_BOUND
         )
         allowed = oracle.bound(case.op, case.args, case.kwargs) if case.program is None else oracle.PROGRAM
-        mismatches = oracle.compare(expected, actual, allowed, exact=exact)
+        mismatches = oracle.compare(expected, actual, allowed, exact)
         if case.program is None:
             mismatches = as_flush_to_zero(outcome_of, case, expected, actual, mismatches, allowed)
         self.judge(case, reference, expected, actual, mismatches)
