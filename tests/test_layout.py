@@ -145,3 +145,32 @@ def test_each_name_of_one_meaning_is_one_class():
             if isinstance(node, ast.ClassDef) and node.name in defined:
                 defined[node.name].append(module_name(path))
     assert all(len(where) <= 1 for where in defined.values()), defined
+
+
+CHECKER_LINES = 150  # what specs call, and nothing else: judging, calling and keeping live elsewhere
+PUBLIC_METHODS = 15  # a class with more serves several audiences
+
+
+def classes_of(folder: Path):
+    for path in sorted(folder.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ClassDef):
+                yield module_name(path), node
+
+
+def test_the_checker_stays_thin():
+    [checker] = [node for _, node in classes_of(PACKAGE / "harness") if node.name == "Checker"]
+    assert checker.end_lineno - checker.lineno + 1 <= CHECKER_LINES
+
+
+def test_no_harness_class_has_too_many_public_methods():
+    crowded = {}
+    for module, node in classes_of(PACKAGE / "harness"):
+        public = [
+            f.name
+            for f in node.body
+            if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef)) and not f.name.startswith("_")
+        ]
+        if len(public) > PUBLIC_METHODS:
+            crowded[f"{module}.{node.name}"] = len(public)
+    assert not crowded, crowded

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from compat.adapters import Adapter
 from compat.core.case import Case
 from compat.core.outcome import Outcome
-from compat.harness.reproducer import InMode, OnDevice
 from compat.judge import oracle
+from compat.judge.reference import Reference
 from compat.results.registry import Entry
 
 
@@ -28,7 +28,7 @@ class Found:
     actual: Outcome
     mismatches: list[oracle.Mismatch]
     known: list[Entry | None]
-    reference: Adapter | OnDevice | InMode  # what the backend was compared with
+    reference: Reference  # what the backend was compared with
 
     def size(self) -> tuple[int, int]:
         """Smaller is simpler: fewer elements (and program nodes), then shorter source."""
