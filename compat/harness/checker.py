@@ -66,7 +66,8 @@ class Checker:
         # an execution mode besides eager is also compared with the same backend's eager result
         self.in_eager_mode = InMode(backend, "eager", self.runner, device) if mode != "eager" else None
         other = session.gradient_reference
-        self.gradient_reference = Framework(other, self.runner) if other not in (None, backend) else None
+        mine = other is None or other is backend  # a gradient reference is not compared with itself
+        self.gradient_reference = None if mine else Framework(other, self.runner)
         self.backend_info = row_info(backend, fault, mode)
         self.ledger = Ledger(backend, self.backend_info, session.registry, family, device, mode)
         self.survey = Surveys(self)
@@ -93,12 +94,12 @@ class Checker:
     def check(self, op: str, *args, **kwargs) -> Outcome:
         """Run ``op(*args, **kwargs)`` on both sides; a divergence is raised
         (inside Hypothesis) or collected. Returns the backend's outcome."""
-        return self.judged(Case(op, args, kwargs))
+        return self._judged(Case(op, args, kwargs))
 
     @timed
     def check_exact(self, op: str, *args, **kwargs) -> Outcome:
         """Like check, bit for bit (copies, conversions: -0.0, NaN payloads and subnormals must survive)."""
-        return self.judged(Case(op, args, kwargs, exact=True))
+        return self._judged(Case(op, args, kwargs, exact=True))
 
     @timed
     def check_gradient(self, transform: str, program: Program, *args: np.ndarray) -> Outcome:
@@ -114,7 +115,7 @@ class Checker:
         actual = self.runner.call(self.backend, case, self.device, self.mode)
         truth = self.finite_differences.outcome(case)
         self.ledger.cases[transform] += 1
-        self.against_itself(case, actual, truth)
+        self._against_itself(case, actual, truth)
         note = self.ledger.note_once
         self.ledger.enter(
             judge(self.finite_differences, case, actual, note, expected=truth, device=self.device)
@@ -123,7 +124,7 @@ class Checker:
             self.ledger.enter(judge(self.gradient_reference, case, actual, note, truth=truth))
         return actual
 
-    def judged(self, case: Case) -> Outcome:
+    def _judged(self, case: Case) -> Outcome:
         """A case checked against NumPy, and against the backend itself elsewhere."""
         unsupported = self.ledger.declared_unsupported(case.op)
         if unsupported is not None:
@@ -143,11 +144,11 @@ class Checker:
             target=case.args[moves_to] if moves_to is not None else None,
         )
         self.ledger.cases[case.op] += 1
-        self.against_itself(case, verdict.actual)
+        self._against_itself(case, verdict.actual)
         self.ledger.enter(verdict)
         return verdict.actual
 
-    def against_itself(self, case: Case, actual: Outcome, truth: Outcome | None = None) -> None:
+    def _against_itself(self, case: Case, actual: Outcome, truth: Outcome | None = None) -> None:
         """The device under test against its reference device (what a device team asks), then
         the mode against eager (what a compiler team asks; a gradient within twice the
         tolerance each has against the ``truth``, as two frameworks' are)."""
@@ -185,7 +186,7 @@ class Checker:
         if case.program is not None:
             self.check_gradient(case.op, case.program, *case.args)
         else:
-            self.judged(case)
+            self._judged(case)
 
 
 def backend_info(adapter: Adapter) -> records.Backend:

@@ -35,7 +35,7 @@ def as_flush_to_zero(
     (the reference's operands and result, the backend's result: a CPU's FTZ and DAZ
     modes) is that difference, whatever the operation: it gets its own signature,
     ``subnormal`` -> ``flushed``, so that one registry entry names it and nothing else.
-    ``expected_of`` gives the reference's outcome of a case (the checker's)."""
+    ``expected_of`` gives the reference's outcome of a case (compat.judge.steps.Judgement)."""
     if case.exact or not any(m.kind == "value" for m in mismatches) or expected.values is None:
         return mismatches
     # subnormal where the backend computes: in a narrower dtype than NumPy's, it flushes more
