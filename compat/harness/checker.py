@@ -56,7 +56,7 @@ class Checker:
         casualty: Casualty | None = None,
     ):
         self.backend, self.spec, self.session, self.device, self.mode = backend, spec, session, device, mode
-        self.share, self.fault, self.casualty = share, fault, casualty  # share: of exhaustive tables
+        self.share, self.casualty = share, casualty  # share: of exhaustive tables (see sample)
         self.runner = Runner(session, fault, casualty)
         self.numpy = NumPy(session.reference, self.runner)
         self.finite_differences = ByFiniteDifferences()
