@@ -72,6 +72,8 @@ STOP = False  # a step's answer that ends the judgement: the reference is no ref
 
 
 def expect(j: Judgement) -> None:
+    """The reference's outcome of the case, unless the caller has it already (NumPy's is asked
+    before the backend is called: then it is remembered as the answer for this case)."""
     if j.expected is None:
         j.expected = j.expected_of(j.case)
     elif j.reference.role is Role.SEMANTIC:
