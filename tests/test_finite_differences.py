@@ -5,7 +5,7 @@ import pytest
 
 from compat.adapters.numpy_fd import FiniteDifferences
 from compat.core.programs import Node, Program
-from compat.harness.checker import gradient_tolerance
+from compat.judge.gradients import gradient_tolerance
 
 x0, x1 = Node("input", slot=0), Node("input", slot=1)
 

@@ -5,9 +5,9 @@
 import numpy as np
 
 from compat.adapters import load_adapter
-from compat.core import oracle
 from compat.core.case import Case
 from compat.harness.isolation import Isolation
+from compat.judge import oracle
 
 INTS = np.array([1, 2], np.int64)
 
@@ -32,7 +32,7 @@ def test_an_isolated_call_that_returns_gives_the_same_outcome_as_in_process():
     isolation = Isolation()
     child = isolation.run(adapter, Case("multiply", (np.array([1.5, -0.0], np.float32), 2)), None)
     here = adapter.call("multiply", (np.array([1.5, -0.0], np.float32), 2))
-    assert not oracle.compare(here, child, exact=True)
+    assert not oracle.compare(here, child, exactness=oracle.Exactness.BITS)
     raised = isolation.run(adapter, Case("reshape", (np.arange(6), (4, 4))), None)
     raised_here = adapter.call("reshape", (np.arange(6), (4, 4)))
     assert (raised.error_category, str(raised.error)) == (raised_here.error_category, str(raised_here.error))

@@ -12,16 +12,18 @@ PACKAGE = REPO / "compat"
 MAX_LINES = 600  # lines as ruff formats them (110 columns)
 
 # what each part of the package may import from compat (besides itself); the order of
-# docs/architecture.md's Layout: core knows no framework, adapters no records, results no harness
+# docs/architecture.md's Layout: core knows no framework, adapters no records, results no harness,
+# the judge (comparison rules) only core
 ALLOWED = {
     "core": set(),
     "devices": {"core"},
     "adapters": {"core", "devices"},
+    "judge": {"core"},
     "specs": {"core"},
     "results": {"core"},
-    "dashboard": {"core", "results"},
-    "harness": {"core", "devices", "adapters", "results", "specs"},
-    "__main__": {"core", "devices", "adapters", "results", "specs", "harness", "dashboard"},
+    "dashboard": {"core", "judge", "results"},  # judge: the oracle's bounds, for the accuracy page
+    "harness": {"core", "devices", "adapters", "judge", "results", "specs"},
+    "__main__": {"core", "devices", "adapters", "judge", "results", "specs", "harness", "dashboard"},
 }
 
 
@@ -131,3 +133,45 @@ def test_a_test_module_sharing_fixtures_is_one_xdist_group():
         and "xdist_group" not in ast.unparse(tree)
     ]
     assert not loose, f"give these modules pytestmark = pytest.mark.xdist_group(...): {loose}"
+
+
+# names that mean one thing in the whole package: a second class of the same name is a clash
+ONE_DEFINITION = ("Divergence", "Bound")
+
+
+def test_each_name_of_one_meaning_is_one_class():
+    defined: dict[str, list[str]] = {name: [] for name in ONE_DEFINITION}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ClassDef) and node.name in defined:
+                defined[node.name].append(module_name(path))
+    assert all(len(where) <= 1 for where in defined.values()), defined
+
+
+CHECKER_LINES = 150  # what specs call, and nothing else: judging, calling and keeping live elsewhere
+PUBLIC_METHODS = 15  # a class with more serves several audiences
+
+
+def classes_of(folder: Path):
+    for path in sorted(folder.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ClassDef):
+                yield module_name(path), node
+
+
+def test_the_checker_stays_thin():
+    [checker] = [node for _, node in classes_of(PACKAGE / "harness") if node.name == "Checker"]
+    assert checker.end_lineno - checker.lineno + 1 <= CHECKER_LINES
+
+
+def test_no_harness_class_has_too_many_public_methods():
+    crowded = {}
+    for module, node in classes_of(PACKAGE / "harness"):
+        public = [
+            f.name
+            for f in node.body
+            if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef)) and not f.name.startswith("_")
+        ]
+        if len(public) > PUBLIC_METHODS:
+            crowded[f"{module}.{node.name}"] = len(public)
+    assert not crowded, crowded

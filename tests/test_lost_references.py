@@ -32,9 +32,11 @@ def test_a_mode_whose_eager_reference_crashed_is_judged_against_numpy_alone():
     traced = checker_of("EagerAbortsOnNegativeInts", mode="traced")
     outcome = traced.check("add", UINT64, -1)  # NumPy 2 and the traced call: OverflowError; eager: SIGABRT
     assert outcome.error_category == "overflow", outcome.describe()
-    assert not traced.kept and not traced.seen  # no divergence: not from NumPy, and none from the crash
-    [(table, row, value)] = traced.observations
-    assert (table, row) == ("reference lost", "add vs mode:eager"), traced.observations
+    assert (
+        not traced.ledger.kept and not traced.ledger.seen
+    )  # no divergence: not from NumPy, and none from the crash
+    [(table, row, value)] = traced.ledger.observations
+    assert (table, row) == ("reference lost", "add vs mode:eager"), traced.ledger.observations
     assert value.startswith("crash: killed by SIGABRT; judged against NumPy alone; e.g. add(x0, -1)"), value
 
 
@@ -44,10 +46,10 @@ def test_a_row_whose_reference_crashed_still_diverges_from_numpy():
         lambda *operands: function(*operands) + 1
     )  # a wrong traced result
     traced.check("add", np.array([1, 2], np.int64), -1)
-    assert {key.reference for key in traced.seen} == {"numpy"}, (
-        traced.seen
+    assert {key.reference for key in traced.ledger.seen} == {"numpy"}, (
+        traced.ledger.seen
     )  # eager was lost, NumPy still judges
-    assert traced.observations[0][:2] == ("reference lost", "add vs mode:eager")
+    assert traced.ledger.observations[0][:2] == ("reference lost", "add vs mode:eager")
 
 
 def test_an_error_the_same_call_does_not_raise_again_is_not_judged():
@@ -55,8 +57,8 @@ def test_an_error_the_same_call_does_not_raise_again_is_not_judged():
     for _ in range(3):  # SystemError, then OverflowError on the second call; and so on
         outcome = flaky.check("add", UINT64, -1)
         assert outcome.error_category == "overflow", outcome.describe()
-    assert not flaky.seen, flaky.seen
-    assert flaky.observations == [
+    assert not flaky.ledger.seen, flaky.ledger.seen
+    assert flaky.ledger.observations == [
         (
             "unstable errors",
             "add (uint64,py:int)",
@@ -69,8 +71,8 @@ def test_an_error_raised_again_is_the_call_s_own():
     steady = checker_of("RaisesSystemErrorEveryOtherCall")
     steady.backend.call = lambda op, args, kwargs=None, device=None: NUMPY.call("reshape", (UINT64, (3,)))
     steady.check("add", UINT64, 1)  # raises a shape error every time, where NumPy computes
-    assert {(key.kind, key.expected, key.actual) for key in steady.seen} == {("error", "ok", "shape")}
-    assert not steady.observations
+    assert {(key.kind, key.expected, key.actual) for key in steady.ledger.seen} == {("error", "ok", "shape")}
+    assert not steady.ledger.observations
 
 
 def test_the_run_s_summary_names_the_rows_that_lost_a_reference(tmp_path):

@@ -14,7 +14,7 @@ from compat.adapters import load_adapter
 from compat.adapters.numpy import NumpyAdapter
 from compat.core.case import Case
 from compat.harness.checker import Checker, Session
-from compat.harness.reference import accurate
+from compat.judge.accurate import accurate
 from compat.results.registry import load
 
 NUMPY = load_adapter("numpy")
@@ -26,7 +26,7 @@ def signatures(adapter, op, *args) -> list[tuple[str, str, str]]:
     checker = Checker(adapter, "numerics", "spec", Session(NUMPY, load(None)))
     checker.check(op, *args)
     return sorted(
-        {(m.kind, m.expected, m.actual) for found in checker.kept.values() for m in found.mismatches}
+        {(m.kind, m.expected, m.actual) for found in checker.ledger.kept.values() for m in found.mismatches}
     )
 
 
@@ -170,14 +170,16 @@ class HalfPrecisionMatmulPolicy(NumpyAdapter):
 def test_a_policy_cell_names_the_dtype_and_the_distance_from_full_precision():
     checker = Checker(HalfPrecisionMatmulPolicy(), "numerics", "spec", Session(NUMPY, load(None)))
     a = np.float32([[1 / 3, 2.0], [0.1, 7.0]])
-    low = checker.under_policy("matmul in float16", "matmul", a, a)
+    low = checker.survey.under_policy("matmul in float16", "matmul", a, a)
     dtype, distance = low.split(", ")
     expected = np.max(
         np.abs((a.astype(np.float16) @ a.astype(np.float16)).astype(np.float64) - a @ a)
     ) / np.max(np.abs(a @ a))
     assert dtype == "float16" and float(distance.split()[0]) == pytest.approx(expected, rel=0.05), low
-    assert checker.under_policy("matmul in float16", "add", a, a) == "float32, the full-precision result"
-    assert checker.under_policy("no such policy", "add", a, a).startswith(
+    assert (
+        checker.survey.under_policy("matmul in float16", "add", a, a) == "float32, the full-precision result"
+    )
+    assert checker.survey.under_policy("no such policy", "add", a, a).startswith(
         "policy unavailable: UnsupportedOperation"
     )
 
@@ -186,7 +188,7 @@ def test_a_bits_cell_shows_a_nan_payload_as_ieee_754_negation_leaves_it():
     """negative flips the sign bit only: 0x7fc01234 -> 0xffc01234 (IEEE 754-2019 5.5.1)."""
     checker = Checker(NUMPY, "numerics", "spec", Session(NUMPY, load(None)))
     nan = np.array([0x7FC01234], np.uint32).view(np.float32)
-    assert checker.bits_of("negative", nan) == "float32 0xffc01234"
+    assert checker.survey.bits_of("negative", nan) == "float32 0xffc01234"
     assert (
-        checker.bits_of("astype", nan, dtype="float64") == "float64 0x7ff8024680000000"
+        checker.survey.bits_of("astype", nan, dtype="float64") == "float64 0x7ff8024680000000"
     )  # payload shifted by 29 bits

@@ -1,4 +1,4 @@
-"""compat.core.oracle: compare() and compare_values() on hand-built Outcomes.
+"""compat.judge.oracle: compare() and compare_values() on hand-built Outcomes.
 
 Expectations come from NumPy (np.nextafter, np.finfo) and first principles,
 never from the oracle itself.
@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 from compat.core import dtypes
-from compat.core.oracle import bound, compare, compare_values
 from compat.core.outcome import Outcome
+from compat.judge.oracle import Exactness, bound, compare, compare_values
 
 
 def ok(values, dtype=None) -> Outcome:
@@ -321,28 +321,28 @@ def test_inf_sign_matters():
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_negative_zero_against_positive_zero_bit_exact(dtype):
-    """Signed zeros differ when compared bit for bit (exact=True), with the -0/+0 signature."""
-    m = only(compare(ok([1.0, -0.0], dtype), ok([1.0, 0.0], dtype), exact=True), "value")
+    """Signed zeros differ when compared bit for bit (exactness=Exactness.BITS), with the -0/+0 signature."""
+    m = only(compare(ok([1.0, -0.0], dtype), ok([1.0, 0.0], dtype), exactness=Exactness.BITS), "value")
     assert (m.expected, m.actual) == ("-0", "+0")
     assert "(1,)" in m.detail
-    m = only(compare(ok([0.0], dtype), ok([-0.0], dtype), exact=True), "value")
+    m = only(compare(ok([0.0], dtype), ok([-0.0], dtype), exactness=Exactness.BITS), "value")
     assert (m.expected, m.actual) == ("+0", "-0")
-    assert compare(ok([-0.0], dtype), ok([-0.0], dtype), exact=True) == []
+    assert compare(ok([-0.0], dtype), ok([-0.0], dtype), exactness=Exactness.BITS) == []
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_negative_zero_equals_positive_zero_by_default(dtype):
-    """compat.core.oracle's documented rule: -0.0 == 0.0 (IEEE comparison) unless exact=True.
+    """compat.judge.oracle's documented rule: -0.0 == 0.0 (IEEE comparison) unless compared bit for bit.
     (The harness brief asked for a -0/+0 value mismatch here; see the test report.)"""
     assert compare(ok([1.0, -0.0], dtype), ok([1.0, 0.0], dtype)) == []
 
 
 def test_bit_exact_catches_one_ulp_and_accepts_identical_nans():
     values = np.array([1.0, np.nan, np.inf], dtype=np.float32)
-    assert compare(ok(values), ok(values.copy()), exact=True) == []
+    assert compare(ok(values), ok(values.copy()), exactness=Exactness.BITS) == []
     off = values.copy()
     off[0] = ulps_away(1.0, np.float32, 1)
-    m = only(compare(ok(values), ok(off), exact=True), "value")
+    m = only(compare(ok(values), ok(off), exactness=Exactness.BITS), "value")
     assert "(0,)" in m.detail
 
 

@@ -19,10 +19,11 @@ import sys
 import numpy as np
 import pytest
 
-from compat.core import ops, oracle
+from compat.core import ops
 from compat.core.case import Case
 from compat.core.programs import Node, Program
 from compat.harness.selection import select
+from compat.judge import oracle
 from tests.helpers import Jobs, output, run
 
 pytestmark = [
@@ -138,7 +139,7 @@ def agreement(spec: str) -> list[str]:
                 continue
             with adapter.context():
                 again = adapter.outcome(result)
-            mismatches = oracle.compare(harness, again, exact="computed")
+            mismatches = oracle.compare(harness, again, exactness=oracle.Exactness.COMPUTED)
             if mismatches:
                 problems.append(f"{where}: {'; '.join(m.detail for m in mismatches)}\n{text}")
     return problems

@@ -37,7 +37,7 @@ import numpy as np
 
 from compat.core import cache, dtypes, ops
 from compat.core.outcome import Outcome
-from compat.core.programs import Bound
+from compat.core.programs import BoundProgram
 from compat.core.source import BackendArray, function_source
 
 
@@ -318,7 +318,7 @@ class Adapter:
     def convert(self, value, device):
         """Arguments to backend values: top-level arrays, BackendArrays anywhere, and the
         constants of a bound program (made before a compiled call traces it)."""
-        if isinstance(value, Bound):
+        if isinstance(value, BoundProgram):
             return value.prepare()
         if isinstance(value, np.ndarray):
             return self.from_numpy(np.asarray(value), device)

@@ -1,2 +1,2 @@
-"""The framework-free core: dtypes, the table of operations, outcomes, the oracle,
+"""The framework-free core: dtypes, the table of operations, cases, outcomes,
 strategies, differentiable programs and their finite-difference reference."""

@@ -40,12 +40,12 @@ class Program:
     inputs: tuple[np.ndarray, ...]
     constants: tuple[np.ndarray, ...] = field(default=())
 
-    def bind(self, adapter, device: str | None = None, observe=None, operand=None) -> Bound:
+    def bind(self, adapter, device: str | None = None, observe=None, operand=None) -> BoundProgram:
         """The program as a function of backend arrays, built from the adapter's ops;
         ``observe`` (if given) sees the value of every operation, and
         ``operand(key, value)`` (if given) replaces each operand of each operation
         (key: which operation, which operand)."""
-        return Bound(self, adapter, device, observe, operand)
+        return BoundProgram(self, adapter, device, observe, operand)
 
     def source(self, adapter, name: str = "f", device: str | None = None) -> str:
         """``def f(x0, x1): return <expression>`` in the adapter's framework, after the
@@ -92,7 +92,7 @@ class Program:
         return {f"c{i}": array_source(c) for i, c in enumerate(self.constants)}
 
 
-class Bound:
+class BoundProgram:
     """A program bound to an adapter: callable on backend arrays. Its constants become backend
     arrays when ``prepare`` is called (the adapter converts a call's arguments inside its config
     and device scope: JAX x64, torch's lazy device), or at the first call: a compiled call closes
@@ -104,7 +104,7 @@ class Bound:
         self.functions = {op: adapter.function(op) for op in program.root.ops()}
         self.constants: list | None = None
 
-    def prepare(self) -> Bound:
+    def prepare(self) -> BoundProgram:
         if self.constants is None:
             self.constants = [self.adapter.from_numpy(c, self.device) for c in self.program.constants]
         return self

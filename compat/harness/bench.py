@@ -54,12 +54,12 @@ class Meter:
             if isinstance(checker, Checker):
                 key = (
                     str(checker.backend_info.target(checker.device)),
-                    checker.family,
+                    checker.ledger.family,
                 )
                 self.wall[key] += time.perf_counter() - start
-                self.framework[key] += checker.framework_seconds
-                self.checker[key] += checker.seconds
-                self.cases[key] += sum(checker.cases.values())
+                self.framework[key] += checker.runner.framework_seconds
+                self.checker[key] += checker.runner.seconds
+                self.cases[key] += sum(checker.ledger.cases.values())
 
 
 def measure(name: str) -> list[tuple]:

@@ -12,10 +12,10 @@ import functools
 from dataclasses import dataclass
 
 from compat.adapters import Adapter
-from compat.core import oracle
 from compat.core.case import Case
 from compat.core.outcome import Outcome
-from compat.harness.reproducer import InMode, OnDevice
+from compat.judge import oracle
+from compat.judge.reference import Reference
 from compat.results.registry import Entry
 
 
@@ -28,7 +28,7 @@ class Found:
     actual: Outcome
     mismatches: list[oracle.Mismatch]
     known: list[Entry | None]
-    reference: Adapter | OnDevice | InMode  # what the backend was compared with
+    reference: Reference  # what the backend was compared with
 
     def size(self) -> tuple[int, int]:
         """Smaller is simpler: fewer elements (and program nodes), then shorter source."""
@@ -46,16 +46,16 @@ class Found:
         ]
 
 
-class Divergence(AssertionError):
-    """Raised inside Hypothesis tests; one subclass per signature (see module doc)."""
+class NewDivergence(AssertionError):
+    """A new divergence, raised inside Hypothesis tests; one subclass per signature (see module doc)."""
 
     found: Found
 
 
 @functools.cache
-def divergence_type(key: tuple) -> type[Divergence]:
+def divergence_type(key: tuple) -> type[NewDivergence]:
     """One exception type per signature, the same for every example that shows it."""
-    return type("Divergence", (Divergence,), {"__module__": __name__})
+    return type("NewDivergence", (NewDivergence,), {"__module__": __name__})
 
 
 def describe(found: Found, backend: Adapter) -> str:
@@ -67,7 +67,7 @@ def unwrap(error: BaseException | None) -> tuple[list[Found], list[BaseException
     """Split what escaped a test into divergences and genuine errors."""
     if error is None:
         return [], []
-    if isinstance(error, Divergence):
+    if isinstance(error, NewDivergence):
         return [error.found], []
     if isinstance(error, BaseExceptionGroup):
         found, others = [], []

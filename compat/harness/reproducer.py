@@ -15,6 +15,8 @@ from compat.adapters import Adapter
 from compat.core import ops
 from compat.core.case import Case
 from compat.core.source import BackendArray, array_source, index_source, value_source
+from compat.harness.references import InMode, OnDevice
+from compat.judge.reference import Reference
 
 SHOW = """
 def show(name, compute):
@@ -35,28 +37,6 @@ def is_native(adapter: Adapter) -> bool:
     return type(adapter).__module__.startswith("compat.adapters.") and type(adapter).call is Adapter.call
 
 
-class OnDevice:
-    """A backend on its reference device, as what a device under test is compared with."""
-
-    def __init__(self, adapter: Adapter, device: str) -> None:
-        self.adapter, self.device = adapter, device
-
-    @property
-    def id(self) -> str:
-        return f"device:{self.device}"
-
-
-class InMode:
-    """A backend in an execution mode (eager), as what its other modes are compared with."""
-
-    def __init__(self, adapter: Adapter, mode: str) -> None:
-        self.adapter, self.mode = adapter, mode
-
-    @property
-    def id(self) -> str:
-        return f"mode:{self.mode}"
-
-
 def device_lines(adapter: Adapter, device: str | None) -> list[str]:
     """The lines that make ``device`` exist (a reference plug-in loaded) in a reproducer."""
     return adapter.plugin.reproducer_lines(device) if device and adapter.plugin is not None else []
@@ -64,7 +44,7 @@ def device_lines(adapter: Adapter, device: str | None) -> list[str]:
 
 def reproducer(
     case: Case,
-    reference: Adapter | OnDevice | InMode,
+    reference: Adapter | Reference,
     backend: Adapter,
     device: str | None = None,
     mode: str = "eager",
@@ -76,9 +56,9 @@ def reproducer(
     if isinstance(reference, InMode) or (isinstance(reference, OnDevice) and not native):
         sides = []  # the reference side runs through compat's adapter too, in the same mode
     else:
-        sides = [
-            (reference.adapter, reference.device) if isinstance(reference, OnDevice) else (reference, None)
-        ]
+        # NumPy or a gradient reference (its adapter), or the backend on its reference device
+        on = reference.device if isinstance(reference, OnDevice) else None
+        sides = [(getattr(reference, "adapter", reference), on)]
     if native:
         sides.append((backend, device))
     lines = ["import numpy as np"]

@@ -1,47 +1,37 @@
-"""The checker's survey cells: what a backend does, as text for a survey table (where there
-is no single right answer, or to measure rather than judge), each a method of the checker
-(compat.harness.checker) that a spec calls through ``xp`` and passes to ``xp.observe``."""
+"""Survey cells: what a backend does, as text for a survey table (where there is no single
+right answer, or to measure rather than judge). A spec asks ``xp.survey`` for one and passes it
+to ``xp.observe``."""
 
 from __future__ import annotations
 
-import functools
-import time
-
 import numpy as np
 
-from compat.core import ops, oracle
+from compat.core import ops
 from compat.core.case import Case
 from compat.core.outcome import repr_scalar
 from compat.core.programs import Program
-
-
-def timed(method):
-    """Adds the method's wall time, framework calls included, to the checker's ``seconds`` (for the benchmark)."""
-
-    @functools.wraps(method)
-    def timed_method(self, *args, **kwargs):
-        start = time.perf_counter()
-        try:
-            return method(self, *args, **kwargs)
-        finally:
-            self.seconds += time.perf_counter() - start
-
-    return timed_method
-
+from compat.harness.runner import timed
+from compat.judge import oracle
 
 PACKET = 16  # elements: more than a SIMD register holds of any dtype (AVX-512: 16 float32)
 
 
 class Surveys:
-    """Survey cells of compat.harness.checker.Checker (which provides call, expected_of, _check,
-    backend, device, mode, observations and seconds)."""
+    """The survey cells of one checker's row (compat.harness.checker.Checker: its backend,
+    device, mode and runner; its NumPy reference; its ``check`` for an excess to judge)."""
+
+    def __init__(self, checker) -> None:
+        self.checker, self.runner = checker, checker.runner
+        self.backend, self.device, self.mode = checker.backend, checker.device, checker.mode
+
+    def call(self, case: Case):
+        """The backend's outcome of ``case`` on the row's device and in its mode."""
+        return self.runner.call(self.backend, case, self.device, self.mode)
 
     @timed
     def gradient_of(self, program: Program, shown: int = 0) -> str:
         """The backend's gradient of ``program`` with respect to input ``shown``, as text (surveys)."""
-        outcome = self.call(
-            self.backend, Case("grad", program.inputs, program=program), self.device, self.mode
-        )
+        outcome = self.call(Case("grad", program.inputs, program=program))
         if not outcome.raised and outcome.parts is not None:
             outcome = outcome.parts[shown]
         if outcome.raised:
@@ -57,8 +47,8 @@ class Surveys:
         (compat.core.ops.PUBLISHED_ULPS) the worst input is checked as a case of its own, so
         that the excess is judged, recorded and registered like any divergence."""
         case = Case(op, args)
-        expected = self.expected_of(case)
-        actual = self.call(self.backend, case, self.device, self.mode)
+        expected = self.checker.numpy.outcome(case)
+        actual = self.call(case)
         if actual.raised or actual.values is None or actual.shape != expected.shape:
             return actual.describe() if actual.raised else f"shape {actual.shape}"
         if (
@@ -83,8 +73,8 @@ class Surveys:
         it; failing that, the whole grid."""
         for copies in (1, PACKET):
             inputs = tuple(np.repeat(np.asarray(a).reshape(-1)[worst : worst + 1], copies) for a in args)
-            actual = self._check(op, inputs, {})
-            expected = self.expected_of(Case(op, inputs))
+            actual = self.checker.check(op, *inputs)
+            expected = self.checker.numpy.outcome(Case(op, inputs))
             if (
                 not actual.raised
                 and actual.values is not None
@@ -92,13 +82,13 @@ class Surveys:
                 and oracle.ulp_errors(expected.values, actual.values).max() > published
             ):
                 return
-        self._check(op, args, {})
+        self.checker.check(op, *args)
 
     @timed
     def bits_of(self, op: str, *args, **kwargs) -> str:
         """The bits of the first element of the backend's ``op(*args, **kwargs)``, in hex with
         its dtype (surveys of NaN payloads); what it raised instead."""
-        outcome = self.call(self.backend, Case(op, args, kwargs), self.device, self.mode)
+        outcome = self.call(Case(op, args, kwargs))
         if outcome.raised or outcome.values is None or not np.asarray(outcome.values).size:
             return outcome.describe()
         value = np.asarray(outcome.values).reshape(-1)[:1]
@@ -110,12 +100,13 @@ class Surveys:
         cell): the result's dtype and how far it moved from the backend's own full-precision
         result (the largest difference relative to the largest magnitude, normwise)."""
         case = Case(op, args)
-        full = self.call(self.backend, case, self.device, self.mode)
+        full = self.call(case)
         try:
             with self.backend.policy(policy):
-                low = self.call(self.backend, case, self.device, self.mode)
+                low = self.call(case)
         except Exception as error:  # the policy itself could not be set: what the survey shows
-            return f"policy unavailable: {type(error).__name__}: {str(error).strip().splitlines()[0] if str(error).strip() else ''}"
+            message = str(error).strip().splitlines()[0] if str(error).strip() else ""
+            return f"policy unavailable: {type(error).__name__}: {message}"
         if full.raised or low.raised or low.values is None:
             return low.describe() if low.raised or full.raised else f"{low.dtype}"
         wide = np.complex128 if np.iscomplexobj(full.values) else np.float64
@@ -129,13 +120,13 @@ class Surveys:
     @timed
     def outcome_of(self, op: str, *args, **kwargs) -> str:
         """What the backend's ``op(*args, **kwargs)`` gives, as text (surveys of what NumPy leaves open)."""
-        return self.call(self.backend, Case(op, args, kwargs), self.device, self.mode).describe()
+        return self.call(Case(op, args, kwargs)).describe()
 
     @timed
     def across_devices(self, op: str, x: np.ndarray, y: np.ndarray) -> str:
         """What ``op(x, y)`` does with x on the device under test and y on the
         reference device, run under the device under test: raises, or where the result lands."""
-        backend, reference = self.backend, self.on_reference_device.device
+        backend, reference = self.backend, self.checker.on_reference_device.device
         try:
             with backend.context(), backend.device_scope(self.device):
                 result = backend.function(op)(
@@ -144,7 +135,3 @@ class Surveys:
                 return f"result on {backend.device_of(result)}"
         except Exception as error:  # the behaviour being surveyed
             return f"raises {type(error).__name__}"
-
-    def observe(self, table: str, row: str, value: str) -> None:
-        """One cell of a survey table; the backend is the column."""
-        self.observations.append((table, row, value))

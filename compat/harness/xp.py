@@ -118,7 +118,7 @@ def pytest_pyfunc_call(pyfuncitem):
     if checker.device is not None:
         checker.backend.plugin.reset_kernel_counters()
     try:
-        checker.replay_casualty()
+        checker.replay(checker.casualty.case if checker.casualty is not None else None)
         with (
             examples_share(pyfuncitem.obj, checker.share, params_on_row(pyfuncitem)),
             without_shrinking_hangs(pyfuncitem.obj, checker),
@@ -126,26 +126,26 @@ def pytest_pyfunc_call(pyfuncitem):
             yield
     except (KeyboardInterrupt, SystemExit):
         raise
-    except BaseException as error:  # Hypothesis raises groups of our Divergence errors
+    except BaseException as error:  # Hypothesis raises groups of our NewDivergence errors
         escaped = error
     found, others = unwrap(escaped)
     compat = session_of(pyfuncitem.config)
     common = dict(
         run_id=compat.run_id,
         worker=compat.worker,
-        family=checker.family,
+        family=checker.ledger.family,
         spec=checker.spec,
         backend=checker.backend_info,
         device=checker.device,
-        reference=checker.reference_name,
+        reference=checker.session.reference.name,
     )
     tables = [mark.args[0] for mark in pyfuncitem.iter_markers("compat_table")]  # what the spec feeds
-    divergences = checker.records(found, common, tables)
+    divergences = checker.ledger.records(found, common, tables)
     for record in divergences:
         compat.write(record)
-    for entry, case, status in checker.replays:
+    for entry, case, status in checker.ledger.replays:
         compat.write(records.Replay(**common, op=case.op, known=entry, status=status, example=case.example()))
-    for table, row, value in checker.observations:
+    for table, row, value in checker.ledger.observations:
         compat.write(records.Observation(**common, table=table, row=row, value=value))
     counters = checker.backend.plugin.kernel_counters() if checker.device is not None else None
     if counters:  # which operations of this spec really ran on the plug-in (kernel coverage)
@@ -153,8 +153,8 @@ def pytest_pyfunc_call(pyfuncitem):
     compat.write(
         records.Checks(
             **common,
-            cases=dict(checker.cases),
-            unsupported=dict(checker.unsupported),
+            cases=dict(checker.ledger.cases),
+            unsupported=dict(checker.ledger.unsupported),
             tables=tables,
             input_class=input_class(pyfuncitem),
         )

@@ -187,4 +187,4 @@ def test_gradient_conventions_survey(xp, table, cases):
     the input is not a real float (int, bool, complex)."""
     xp.requires("grad")
     for row, (program, shown) in cases.items():
-        xp.observe(table, row, xp.gradient_of(program, shown))
+        xp.observe(table, row, xp.survey.gradient_of(program, shown))

@@ -4,7 +4,7 @@ The other families draw moderate values on purpose (promotion specs are about
 dtypes, not overflow). These specs feed each operation the values where
 frameworks really differ: NaN, infinities, signed zeros, subnormals, the largest
 finite values, halves (rounding), and integers at their limits. The oracle
-judges them by the operation's bound (compat.core.oracle): correctly rounded
+judges them by the operation's bound (compat.judge.oracle): correctly rounded
 operations to the bit, the others within a few ULPs of a reference computed in
 wider precision. A backend whose CPU flushes subnormals to zero shows that under
 its own signature (``subnormal`` -> ``flushed``). Where NumPy itself leaves the
@@ -174,7 +174,7 @@ def test_integer_division_by_zero_survey(xp):
     """Survey, not judgement: NumPy gives 0 (with a RuntimeWarning); C leaves it undefined,
     and each framework picks its own answer or raises."""
     for row, (op, x, y) in DIVISION_BY_ZERO.items():
-        xp.observe("integer division by zero", row, xp.outcome_of(op, x, y))
+        xp.observe("integer division by zero", row, xp.survey.outcome_of(op, x, y))
 
 
 # -- accuracy (a survey) ---------------------------------------------------------
@@ -216,7 +216,9 @@ def test_accuracy_survey(xp, op):
     (compat.core.ops.PUBLISHED_ULPS): the worst input is then a divergence of its own."""
     for dtype in FLOATS:
         xp.observe(
-            "accuracy: worst error in ULPs", f"{op} {dtype}", xp.accuracy_of(op, *accuracy_inputs(op, dtype))
+            "accuracy: worst error in ULPs",
+            f"{op} {dtype}",
+            xp.survey.accuracy_of(op, *accuracy_inputs(op, dtype)),
         )
 
 
@@ -244,7 +246,7 @@ def test_accumulation_precision_survey(xp):
     4096 ones is 4096 when the running sum is kept in float32 (and rounded once), 2048 (float16)
     or 256 (bfloat16) when it is kept in the narrow type."""
     for row, (op, *args) in accumulation_cases().items():
-        xp.observe("accumulation precision of float16 and bfloat16", row, xp.outcome_of(op, *args))
+        xp.observe("accumulation precision of float16 and bfloat16", row, xp.survey.outcome_of(op, *args))
 
 
 # -- NaN payloads (a survey) ------------------------------------------------------------
@@ -278,7 +280,7 @@ def test_nan_payload_survey(xp):
         xp.observe(
             f"NaN payloads: the result's bits for the float32 NaN {PAYLOAD:#x}",
             row,
-            xp.bits_of(op, *args, **kwargs),
+            xp.survey.bits_of(op, *args, **kwargs),
         )
 
 
@@ -307,7 +309,7 @@ def test_mixed_precision_policy_survey(xp):
     if not xp.backend.POLICIES:
         pytest.skip(f"{xp.backend.id} has no mixed-precision policy")
     for row, (op, *args) in policy_cases().items():
-        cells = [f"{policy}: {xp.under_policy(policy, op, *args)}" for policy in xp.backend.POLICIES]
+        cells = [f"{policy}: {xp.survey.under_policy(policy, op, *args)}" for policy in xp.backend.POLICIES]
         xp.observe("mixed precision: result dtype, and distance from full precision", row, "; ".join(cells))
 
 
@@ -546,4 +548,6 @@ def test_float_to_integer_out_of_range_survey(xp):
     fit (NaN, +-inf, beyond the range); NumPy gives what the CPU's conversion gives, with a
     RuntimeWarning, and each framework its own (saturation, 0 for NaN, wraparound)."""
     for row, (x, dtype) in xp.sample(OUT_OF_RANGE.items()):
-        xp.observe("float to integer conversion out of range", row, xp.outcome_of("astype", x, dtype=dtype))
+        xp.observe(
+            "float to integer conversion out of range", row, xp.survey.outcome_of("astype", x, dtype=dtype)
+        )

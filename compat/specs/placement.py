@@ -81,4 +81,4 @@ def test_operands_on_two_devices_survey(xp):
         "add(n-d on device, 0-d on reference device)": (x, np.array(2.0, np.float32)),
     }
     for row, (a, b) in cases.items():
-        xp.observe("operands on two devices", row, xp.across_devices("add", a, b))
+        xp.observe("operands on two devices", row, xp.survey.across_devices("add", a, b))

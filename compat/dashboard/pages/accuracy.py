@@ -7,11 +7,12 @@ import math
 import re
 from collections import Counter
 
-from compat.core import dtypes, ops, oracle
-from compat.core.oracle import ACCURACY_ULPS
+from compat.core import dtypes, ops
 from compat.dashboard.context import Context
 from compat.dashboard.html import e, table
 from compat.dashboard.pages.common import columns_of, survey_cells
+from compat.judge import oracle
+from compat.judge.oracle import ACCURACY_ULPS
 
 TABLE = "accuracy: worst error in ULPs"  # the survey of compat/specs/numerics.py's test_accuracy_survey
 WORST = re.compile(r"(?P<ulps>\S+) ULP at (?P<where>.+?)(?P<note>; .+)?")  # checker.accuracy_of's cells

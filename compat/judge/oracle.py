@@ -19,16 +19,16 @@ Rules, in order:
   inf), to be registered per backend where known; a function whose accuracy
   math libraries publish by that accuracy (compat.core.ops: PUBLISHED_ULPS, per
   dtype), any other operation by ``ACCURACY_ULPS`` (both against a reference
-  computed in wider precision and rounded once, see compat.harness.reference). A ULP is the gap between neighbouring
+  computed in wider precision and rounded once, see compat.judge.accurate). A ULP is the gap between neighbouring
   floats of the less precise of the two dtypes at the expected value (the
   smallest subnormal's at and near zero), so tiny results are judged as
   strictly as large ones; complex results by their modulus (normwise, the
   accepted standard). Where either side is not finite, each component must
   match, NaN matching NaN and infinities matching by sign -> ``value``. -0.0
   equals 0.0 here, as in IEEE comparison: the sign of a zero result depends
-  on summation order and is no promise of NumPy's API. ``exact=True`` (for
+  on summation order and is no promise of NumPy's API. ``Exactness.BITS`` (for
   copies, which must be bit-exact) compares bit patterns instead;
-  ``exact="computed"`` (a device against its reference device, a mode against eager) too, except
+  ``Exactness.COMPUTED`` (a device against its reference device, a mode against eager) too, except
   that any NaN matches any NaN: IEEE 754 leaves the payload of a computed NaN open.
 
 Each mismatch carries a shrink-stable signature (``expected``/``actual``: a
@@ -39,6 +39,7 @@ deduplicate and to match the known-divergence registry, and a human detail.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from enum import Enum
 
 import numpy as np
 
@@ -90,6 +91,14 @@ def bound(op: str, args: tuple = (), kwargs: dict | None = None) -> Bound:
     return APPROXIMATE
 
 
+class Exactness(Enum):
+    """How values are compared: within the ``Bound``, or bit for bit (see the module's rules)."""
+
+    WITHIN_BOUND = "within the bound"
+    BITS = "bit for bit"  # NaN payloads included: a copy keeps them
+    COMPUTED = "bit for bit, any NaN matching any NaN"  # IEEE 754 leaves a computed NaN's payload open
+
+
 @dataclass(frozen=True)
 class Mismatch:
     kind: str  # dtype | shape | value | error | crash | timeout
@@ -100,12 +109,15 @@ class Mismatch:
 
 
 def compare(
-    expected: Outcome, actual: Outcome, allowed: Bound = APPROXIMATE, exact: bool | str = False
+    expected: Outcome,
+    actual: Outcome,
+    allowed: Bound = APPROXIMATE,
+    exactness: Exactness = Exactness.WITHIN_BOUND,
 ) -> list[Mismatch]:
     if expected.raised or actual.raised:
         return compare_errors(expected, actual)
     if expected.parts is not None or actual.parts is not None:
-        return compare_parts(expected, actual, allowed, exact)
+        return compare_parts(expected, actual, allowed, exactness)
     found = []
     if expected.dtype != actual.dtype:
         found.append(
@@ -120,8 +132,8 @@ def compare(
         found.append(Mismatch("shape", "shape", "shape", f"shape {actual.shape}, expected {expected.shape}"))
         return found
     if expected.values is not None and actual.values is not None:
-        if exact:
-            value = compare_bits(expected.values, actual.values, nan_payloads=exact is True)
+        if exactness is not Exactness.WITHIN_BOUND:
+            value = compare_bits(expected.values, actual.values, nan_payloads=exactness is Exactness.BITS)
         else:
             value = compare_values(expected.values, actual.values, allowed, expected.tolerance)
         if value:
@@ -129,7 +141,7 @@ def compare(
     return found
 
 
-def compare_parts(expected: Outcome, actual: Outcome, allowed: Bound, exact: bool | str) -> list[Mismatch]:
+def compare_parts(expected: Outcome, actual: Outcome, allowed: Bound, exactness: Exactness) -> list[Mismatch]:
     """Several results (one gradient per input): compared one by one."""
     want, got = expected.parts or [expected], actual.parts or [actual]
     if len(want) != len(got):
@@ -137,7 +149,8 @@ def compare_parts(expected: Outcome, actual: Outcome, allowed: Bound, exact: boo
     found = []
     for part, (e, a) in enumerate(zip(want, got)):
         found += [
-            replace(m, part=part, detail=f"result {part}: {m.detail}") for m in compare(e, a, allowed, exact)
+            replace(m, part=part, detail=f"result {part}: {m.detail}")
+            for m in compare(e, a, allowed, exactness)
         ]
     return found
 

@@ -1,19 +1,17 @@
-"""What the reference says about float values, beyond NumPy's plain result: the value
-of a math function computed in wider precision and rounded once (NumPy's own float32
-functions are not correctly rounded), and whether a difference is a CPU's
-flush-to-zero mode rather than a wrong result."""
+"""Whether a difference is a CPU's flush-to-zero mode (FTZ/DAZ) rather than a wrong result."""
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 from dataclasses import replace
 
 import numpy as np
 
-from compat.adapters import Adapter
-from compat.core import dtypes, ops, oracle
+from compat.core import dtypes
 from compat.core.case import Case
 from compat.core.outcome import Outcome
+from compat.judge import oracle
 
 
 def has_subnormals(values: np.ndarray, like: str | None = None) -> bool:
@@ -26,34 +24,6 @@ def has_subnormals(values: np.ndarray, like: str | None = None) -> bool:
     )
 
 
-def accurate(reference: Adapter, case: Case, expected: Outcome) -> Outcome:
-    """The reference's result of an elementwise operation that is not correctly rounded
-    (exp, sin, power, ...), recomputed in wider precision and rounded once, so that
-    NumPy's own rounding errors are not charged to the backends: the operands as the
-    reference computes them (converted to its result dtype), in float64 for narrower
-    floats and long double for float64 (where it is wider), the values rounded back.
-    Dtype, shape and errors stay NumPy's."""
-    declared = ops.get(case.op)
-    if (
-        expected.raised
-        or expected.values is None
-        or not declared.elementwise
-        or declared.correctly_rounded
-        or expected.dtype not in dtypes.REAL_FLOAT
-        or case.program is not None
-    ):
-        return expected
-    result = dtypes.to_numpy(expected.dtype)
-    wide = np.float64 if result != np.float64 else np.longdouble
-    if wide == np.longdouble and np.finfo(np.longdouble).nmant <= np.finfo(np.float64).nmant:
-        return expected
-    kwargs = {k: v for k, v in case.kwargs.items() if k != "dtype"}
-    with np.errstate(all="ignore"):
-        operands = [np.asarray(a).astype(result).astype(wide) for a in case.args]
-        values = np.asarray(reference.function(case.op)(*operands, **kwargs)).astype(result)
-    return replace(expected, values=values.reshape(expected.values.shape))
-
-
 def as_flush_to_zero(
     expected_of: Callable[[Case], Outcome],
     case: Case,
@@ -61,12 +31,15 @@ def as_flush_to_zero(
     actual: Outcome,
     mismatches: list,
     allowed: oracle.Bound,
+    lazily: bool = False,
 ) -> list:
     """A value mismatch that goes away when both sides read every subnormal as zero
     (the reference's operands and result, the backend's result: a CPU's FTZ and DAZ
     modes) is that difference, whatever the operation: it gets its own signature,
     ``subnormal`` -> ``flushed``, so that one registry entry names it and nothing else.
-    ``expected_of`` gives the reference's outcome of a case (the checker's)."""
+    ``expected_of`` gives the reference's outcome of a case (compat.judge.steps.Judgement);
+    ``lazily``, only until one explains the difference (a pure reference, NumPy: a backend's
+    call is always made, as one call may change the next one's outcome, tensorflow#75400)."""
     if case.exact or not any(m.kind == "value" for m in mismatches) or expected.values is None:
         return mismatches
     # subnormal where the backend computes: in a narrower dtype than NumPy's, it flushes more
@@ -100,7 +73,8 @@ def as_flush_to_zero(
     ):  # its dtype divergence, and a flush
         candidates.append(replace(daz, kwargs={**daz.kwargs, "dtype": actual.dtype}))
     flushed_references = []
-    for result in [expected] + [expected_of(c) for c in candidates]:
+    asked = [expected_of(c) for c in candidates] if not lazily else map(expected_of, candidates)
+    for result in itertools.chain([expected], asked):
         if result.raised or result.values is None:
             continue
         ftz = replace(result, values=dtypes.flushed(result.values, like))

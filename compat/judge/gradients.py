@@ -5,15 +5,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from compat.adapters.numpy_fd import FiniteDifferences
 from compat.core import dtypes
 from compat.core.outcome import Outcome
 from compat.core.programs import Program
 
 
-def gradient_tolerance(fd: FiniteDifferences, transform: str, program: Program, args: tuple) -> Outcome:
-    """The finite-difference result, each part with its tolerance: the
-    estimated finite-difference error and the bound of its rounding inside
+def gradient_tolerance(fd, transform: str, program: Program, args: tuple) -> Outcome:
+    """The finite-difference result (``fd``: the numpy-fd adapter, compat.adapters.numpy_fd),
+    each part with its tolerance: the estimated finite-difference error and the bound of its rounding inside
     the program (x8), how far the derivative moves when the inputs and every
     local derivative inside the program are off by a few units of the dtype's
     rounding (x4: the backend's own rounding, cancellation included), and a

@@ -1,0 +1,175 @@
+"""What one checker saw, kept, matched and replayed, for the pytest hooks (compat.harness.xp)
+to write as records.
+
+A divergence that the registry knows is kept (the smallest example per signature) and the
+test goes on. A new divergence inside a Hypothesis test is raised at once
+(``compat.harness.found``), so Hypothesis shrinks each distinct new divergence to its own
+minimal example. Outside Hypothesis (exhaustive tables) new divergences are kept too and the
+loop goes on. ``records`` then gives one record per signature.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import hypothesis
+
+from compat.adapters import Adapter
+from compat.adapters.base import UnsupportedOperation
+from compat.core.case import Case
+from compat.core.outcome import Outcome
+from compat.harness.found import Found, describe, divergence_type
+from compat.harness.reproducer import reproducer
+from compat.judge import oracle
+from compat.judge.reference import Reference
+from compat.judge.steps import Verdict
+from compat.results import records
+from compat.results.registry import Registry
+
+
+class Ledger:
+    """The counts and findings of one checker (one spec on one row)."""
+
+    def __init__(
+        self,
+        backend: Adapter,
+        backend_info: records.Backend,
+        registry: Registry,
+        family: str,
+        device: str | None,
+        mode: str,
+    ):
+        self.backend, self.backend_info, self.registry = backend, backend_info, registry
+        self.family, self.device, self.mode = family, device, mode
+        self.cases: Counter[str] = Counter()
+        self.observations: list[tuple[str, str, str]] = []  # survey cells: (table, row, value)
+        self.noted: set[tuple] = set()  # keys of the cells added once (a reference lost, an unstable error)
+        self.seen: Counter[records.Key] = Counter()  # divergence -> examples that showed it
+        self.kept: dict[records.Key, Found] = {}  # divergence -> smallest example
+        self.first_seen: dict[records.Key, int] = {}  # divergence -> cases checked when it first showed
+        self.first_example: dict[records.Key, int] = {}  # divergence -> examples run when it first showed
+        self.examples = 0  # Hypothesis examples that checked something (outside Hypothesis: cases)
+        self._example = None  # the Hypothesis example being run (its ConjectureData)
+        self.matched: Counter[str] = Counter()  # registry entry -> divergences it matched
+        self.replays: list[tuple[str, Case, str]] = []  # registry examples replayed: (entry, case, status)
+        self.unsupported: dict[str, str] = {}  # operation -> the reason the backend's adapter declares
+
+    def observe(self, table: str, row: str, value: str) -> None:
+        """One cell of a survey table; the backend is the column."""
+        self.observations.append((table, row, value))
+
+    def note_once(self, key: tuple, table: str, row: str, value: str) -> None:
+        """A survey cell, the first time its ``key`` comes up."""
+        if key not in self.noted:
+            self.noted.add(key)
+            self.observe(table, row, value)
+
+    def declared_unsupported(self, op: str) -> Outcome | None:
+        """The outcome of an operation the backend declares unsupported (counted, not
+        checked), or None if it has the operation."""
+        reason = self.backend.unsupported(op, self.mode)
+        if reason is None:
+            return None
+        self.unsupported[op] = reason
+        error = UnsupportedOperation(f"{self.backend.id} has no {op}: {reason}")
+        return Outcome(error=error, error_category="unsupported")
+
+    def count_example(self) -> None:
+        """Count the example a check belongs to: a new Hypothesis example (whatever number of
+        checks it makes), or, outside Hypothesis (exhaustive tables), each case."""
+        if not hypothesis.currently_in_test_context():
+            self.examples += 1
+            return
+        from hypothesis.control import current_build_context
+
+        data = current_build_context().data
+        if data is not self._example:
+            self._example = data
+            self.examples += 1
+
+    def enter(self, verdict: Verdict | None) -> None:
+        """Count and keep what differs; raise a new divergence inside Hypothesis. None: the
+        reference gave no answer."""
+        if verdict is None or not verdict.mismatches:
+            return
+        case, reference = verdict.case, verdict.reference
+        fields = [self.divergence_fields(case, m, reference) for m in verdict.mismatches]
+        keys = tuple(self.key(f) for f in fields)
+        self.seen.update(keys)
+        for key in keys:
+            self.first_seen.setdefault(key, sum(self.cases.values()))
+            self.first_example.setdefault(key, self.examples)
+        known = [self.registry.match(self.backend_info, f) for f in fields]
+        self.matched.update(entry.id for entry in known if entry)
+        found = Found(case, verdict.expected, verdict.actual, verdict.mismatches, known, reference)
+        if all(known) or not hypothesis.currently_in_test_context():
+            for key in keys:
+                if key not in self.kept or found.size() < self.kept[key].size():
+                    self.kept[key] = found
+            return
+        error = divergence_type(keys)(describe(found, self.backend))
+        error.found = found
+        raise error
+
+    def key(self, fields: dict) -> records.Key:
+        return records.Key(
+            self.backend_info.row,
+            self.device,
+            fields["reference"],
+            self.family,
+            fields["op"],
+            fields["kind"],
+            fields["inputs"],
+            fields["expected"],
+            fields["actual"],
+        )
+
+    def divergence_fields(self, case: Case, mismatch: oracle.Mismatch, reference: Reference) -> dict:
+        """The fields the registry matches on."""
+        return {
+            "family": self.family,
+            "op": case.op,
+            "kind": mismatch.kind,
+            "inputs": case.input_tags(),
+            "expected": mismatch.expected,
+            "actual": mismatch.actual,
+            "device": self.device or "",
+            "reference": reference.id,
+        }
+
+    def results(self, escaped: list[Found]) -> list[tuple[Found, int]]:
+        """Every distinct divergence of this test once, shrunk ones first: (found, index of mismatch)."""
+        distinct: dict[records.Key, tuple[Found, int]] = {}
+        for found in escaped + list(self.kept.values()):
+            for index, mismatch in enumerate(found.mismatches):
+                distinct.setdefault(
+                    self.key(self.divergence_fields(found.case, mismatch, found.reference)), (found, index)
+                )
+        return list(distinct.values())
+
+    def records(self, escaped: list[Found], common: dict, tables: list[str]) -> list[records.Divergence]:
+        out = []
+        for found, index in self.results(escaped):
+            mismatch, entry = found.mismatches[index], found.known[index]
+            fields = self.divergence_fields(found.case, mismatch, found.reference)
+            expected, actual = found.outcomes(mismatch)
+            out.append(
+                records.Divergence(
+                    **{**common, "reference": found.reference.id},
+                    op=found.case.op,
+                    kind=mismatch.kind,
+                    signature={k: fields[k] for k in ("inputs", "expected", "actual")},
+                    expected=expected.to_json(),
+                    actual=actual.to_json(),
+                    detail=mismatch.detail,
+                    example=found.case.example(),
+                    reproducer=reproducer(found.case, found.reference, self.backend, self.device, self.mode),
+                    count=max(self.seen[self.key(fields)], 1),
+                    first_seen_after=self.first_seen.get(self.key(fields), 0),
+                    first_example=self.first_example.get(self.key(fields)),
+                    known=entry.id if entry else None,
+                    status="known" if entry else "new",
+                    tables=tables,
+                )
+            )
+        return out

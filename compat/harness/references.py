@@ -1,0 +1,95 @@
+"""The references a checker compares a backend with, one per role of compat.judge.reference:
+each gives its outcome of a case through the checker's runner (compat.harness.runner)."""
+
+from __future__ import annotations
+
+from compat.adapters import Adapter
+from compat.adapters.numpy_fd import FiniteDifferences
+from compat.core.case import Case
+from compat.core.outcome import Outcome
+from compat.judge.accurate import accurate
+from compat.judge.gradients import gradient_tolerance
+from compat.judge.reference import Role
+
+
+class NumPy:
+    """The semantic reference: NumPy's outcome, its math functions' values computed in wider
+    precision (compat.judge.accurate)."""
+
+    role = Role.SEMANTIC
+
+    def __init__(self, adapter: Adapter, runner) -> None:
+        self.adapter, self.runner = adapter, runner
+
+    @property
+    def id(self) -> str:
+        return self.adapter.id
+
+    def outcome(self, case: Case) -> Outcome:
+        return accurate(self.adapter, case, self.runner.call(self.adapter, case))
+
+
+class ByFiniteDifferences:
+    """Derivatives by finite differences (numpy-fd), each part with its tolerance."""
+
+    role = Role.FINITE_DIFFERENCES
+
+    def __init__(self) -> None:
+        self.adapter = FiniteDifferences()
+
+    @property
+    def id(self) -> str:
+        return self.adapter.id
+
+    def outcome(self, case: Case) -> Outcome:
+        return gradient_tolerance(self.adapter, case.op, case.program, case.args)
+
+
+class Framework:
+    """Another framework's derivatives (the gradient reference)."""
+
+    role = Role.FRAMEWORK
+
+    def __init__(self, adapter: Adapter, runner) -> None:
+        self.adapter, self.runner = adapter, runner
+
+    @property
+    def id(self) -> str:
+        return self.adapter.id
+
+    def outcome(self, case: Case) -> Outcome:
+        return self.runner.call(self.adapter, case)
+
+
+class OnDevice:
+    """A backend on its reference device, as what a device under test is compared with (in the
+    same execution mode: what a mode changes is InMode's to judge)."""
+
+    role = Role.DEVICE
+
+    def __init__(self, adapter: Adapter, device: str, runner=None, mode: str = "eager") -> None:
+        self.adapter, self.device, self.runner, self.mode = adapter, device, runner, mode
+
+    @property
+    def id(self) -> str:
+        return f"device:{self.device}"
+
+    def outcome(self, case: Case) -> Outcome:
+        return self.runner.call(self.adapter, case, self.adapter.placement_on(self.device), self.mode)
+
+
+class InMode:
+    """A backend in an execution mode (eager), as what its other modes are compared with (on the
+    device under test)."""
+
+    role = Role.MODE
+
+    def __init__(self, adapter: Adapter, mode: str, runner=None, device: str | None = None) -> None:
+        self.adapter, self.mode, self.runner, self.device = adapter, mode, runner, device
+
+    @property
+    def id(self) -> str:
+        return f"mode:{self.mode}"
+
+    def outcome(self, case: Case) -> Outcome:
+        return self.runner.call(self.adapter, case, self.device, self.mode)

@@ -1,0 +1,97 @@
+"""The rules of judging beyond the oracle's comparison: what a dtype divergence explains,
+where a result should be, a reference that gave no answer, an error that is not the call's own.
+Each is used by a step of compat.judge.steps."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+
+from compat.core.case import Case
+from compat.core.outcome import Outcome, error_type, first_line
+from compat.judge import oracle
+
+LOST = ("crash", "timeout")  # what a reference that gave no answer gave
+
+# a survey cell to add once per key: note(key, table, row, value)
+Note = Callable[[tuple, str, str, str], None]
+
+
+def without_consequences(
+    case: Case,
+    actual: Outcome,
+    mismatches: list,
+    allowed: oracle.Bound,
+    expected_of: Callable[[Case], Outcome],
+) -> list:
+    """Drop a value mismatch that follows from a dtype mismatch: if NumPy,
+    made to compute in the backend's result dtype (``dtype=``), gives the
+    backend's values, the values differ only because the dtype does, and
+    the dtype divergence is the one to report."""
+    kinds = {m.kind for m in mismatches}
+    if not {"dtype", "value"} <= kinds:
+        return mismatches
+    in_actual_dtype = expected_of(replace(case, kwargs={**case.kwargs, "dtype": actual.dtype}))
+    if in_actual_dtype.raised or in_actual_dtype.dtype != actual.dtype:
+        return mismatches
+    if oracle.compare(in_actual_dtype, actual, allowed):
+        return mismatches
+    return [m for m in mismatches if m.kind != "value"]
+
+
+def misplaced(actual: Outcome, device: str | None, target: str | None = None) -> list:
+    """A result that is not where it should be: on the ``device`` under test
+    (soft placement, a wrong-device bug), or the ``target`` of a copy."""
+    target = target or device
+    if device is None or actual.raised:
+        return []
+    found = {p.device for p in (actual.parts or [actual]) if p.device is not None}
+    wrong = sorted(d for d in found if d != target)
+    if not wrong:
+        return []
+    return [oracle.Mismatch("device", target, wrong[0], f"result on {wrong[0]}, expected on {target}")]
+
+
+def lost(case: Case, reference_id: str, outcome: Outcome, note: Note) -> bool:
+    """Whether a second reference (reference device, eager, gradient reference) crashed or hung
+    on ``case``: then it is no reference, the case is judged against NumPy alone, and a
+    survey cell of the row under test (table "reference lost") says which reference was
+    lost, how, and on which example."""
+    if outcome.error_category not in LOST:
+        return False
+    what = f"{outcome.error_category}: {first_line(outcome.error)}"
+    note(
+        ("reference lost", case.op, reference_id, what),
+        "reference lost",
+        f"{case.op} vs {reference_id}",
+        f"{what}; judged against NumPy alone; e.g. {case.call()}",
+    )
+    return True
+
+
+def settled(
+    case: Case, other: Outcome, outcome: Outcome, again: Callable[[Case], Outcome], note: Note
+) -> Outcome:
+    """``outcome``, or where it raised in another category than the ``other`` side's, the
+    outcome of calling once more (``again(case)``) if that differs: an error that the same
+    call does not raise again is not the call's own (TensorFlow raises SystemError in the
+    call after one that left an exception pending, tensorflow#75400), and is not judged.
+    The survey table "unstable errors" shows it. A crash or hang is not called again."""
+    category = outcome.error_category
+    if not outcome.raised or category in LOST or category == (other.error_category if other.raised else "ok"):
+        return outcome
+    second = again(case)
+    if second.error_category == category:
+        return outcome
+    cell = (f"{case.op} ({case.input_tags()})", f"{raised(outcome)}, then {raised(second)} once more")
+    note(("unstable errors", *cell), "unstable errors", *cell)
+    return second
+
+
+def raised(outcome: Outcome) -> str:
+    """What a call raised, without the message (which names the example): 'SystemError (other)'; 'ok'."""
+    return (
+        f"{error_type(outcome.error).rpartition('.')[2]} ({outcome.error_category})"
+        if outcome.raised
+        else "ok"
+    )

@@ -1,0 +1,207 @@
+"""The judge's one entry point, ``judge``: a backend's outcome of a case against one reference,
+in small ordered steps. Each step reads and updates the ``Judgement``; the steps and their order
+depend only on the reference's role (``STEPS``). A new comparison rule is a step here (its
+logic, if long, in compat.judge.rules), added to the roles it applies to.
+
+Against NumPy: settle the backend's error, bound the case, compare, drop value mismatches that
+the dtype explains, name flush-to-zero, check placement. Against the backend itself (its
+reference device, eager): settle the reference's error, give up on a reference that crashed or
+hung, widen gradients to the truth's tolerance, compare bit for bit or within the bound, name
+flush-to-zero. Against finite differences and a gradient reference framework: compare within
+the derivative's tolerance, a dtype divergence explaining the values.
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from compat.core import ops
+from compat.core.case import Case
+from compat.core.outcome import Outcome
+from compat.judge import flush, gradients, oracle, rules
+from compat.judge.oracle import Exactness
+from compat.judge.reference import Reference, Role
+
+
+@dataclass
+class Verdict:
+    """What a judgement found: the mismatches of ``actual`` (settled) against ``expected``."""
+
+    reference: Reference
+    case: Case
+    expected: Outcome
+    actual: Outcome
+    mismatches: list[oracle.Mismatch]
+
+
+@dataclass
+class Judgement:
+    """One case against one reference, as the steps see and update it."""
+
+    reference: Reference
+    case: Case
+    actual: Outcome
+    note: rules.Note  # survey cells: a reference lost, an unstable error
+    expected: Outcome | None = None  # the reference's outcome, where the caller has it already
+    again: Callable[[Case], Outcome] | None = None  # the call under test once more (settle_actual)
+    truth: Outcome | None = None  # finite differences, whose tolerances a gradient's comparison takes
+    device: str | None = None  # under test, where the result belongs
+    target: str | None = None  # where a copy's result belongs instead
+    allowed: oracle.Bound = oracle.APPROXIMATE
+    exactness: Exactness = Exactness.WITHIN_BOUND
+    mismatches: list[oracle.Mismatch] = field(default_factory=list)
+    answers: dict = field(default_factory=dict)  # NumPy's outcomes by case (see expected_of)
+
+    def expected_of(self, case: Case) -> Outcome:
+        """The reference's outcome of ``case`` (this one in another dtype, its subnormals read
+        as zero). NumPy is a pure function of the case: asked again for one it answered (the
+        case read as zero is the case itself where no operand is subnormal), it is not called."""
+        if self.reference.role is not Role.SEMANTIC:
+            return self.reference.outcome(case)
+        key = fingerprint(case)
+        if key not in self.answers:
+            self.answers[key] = self.reference.outcome(case)
+        return self.answers[key]
+
+
+STOP = False  # a step's answer that ends the judgement: the reference is no reference
+
+
+def expect(j: Judgement) -> None:
+    """The reference's outcome of the case, unless the caller has it already (NumPy's is asked
+    before the backend is called: then it is remembered as the answer for this case)."""
+    if j.expected is None:
+        j.expected = j.expected_of(j.case)
+    elif j.reference.role is Role.SEMANTIC:
+        j.answers[fingerprint(j.case)] = j.expected
+
+
+def settle_actual(j: Judgement) -> None:
+    j.actual = rules.settled(j.case, j.expected, j.actual, j.again, j.note)
+
+
+def settle_expected(j: Judgement) -> None:
+    j.expected = rules.settled(j.case, j.actual, j.expected, j.reference.outcome, j.note)
+
+
+def keep_unless_lost(j: Judgement) -> bool:
+    return STOP if rules.lost(j.case, j.reference.id, j.expected, j.note) else True
+
+
+def widen_to_truth(j: Judgement) -> None:
+    """Two approximations of a derivative agree within twice the tolerance each has of the truth."""
+    if j.truth is not None:
+        gradients.widen(j.expected, j.truth, factor=2)
+
+
+def bound_of_case(j: Judgement) -> None:
+    """The operation's bound (compat.judge.oracle.bound); a copy (``check_exact``) bit for bit."""
+    j.allowed = oracle.bound(j.case.op, j.case.args, j.case.kwargs)
+    j.exactness = Exactness.BITS if j.case.exact else Exactness.WITHIN_BOUND
+
+
+def bound_of_itself(j: Judgement) -> None:
+    """The backend against itself elsewhere: bit for bit (a copy or an elementwise kernel has no
+    excuse; NaN payloads aside), within the oracle's bound for operations whose rounding depends
+    on summation order, and for programs (gradients; within the truth's tolerance where given)."""
+    if j.case.program is not None:
+        j.allowed, j.exactness = oracle.PROGRAM, Exactness.WITHIN_BOUND
+        return
+    j.allowed = oracle.bound(j.case.op, j.case.args, j.case.kwargs)
+    accumulates = ops.get(j.case.op).accumulates
+    j.exactness = Exactness.WITHIN_BOUND if accumulates else Exactness.COMPUTED
+
+
+def bound_of_program(j: Judgement) -> None:
+    j.allowed, j.exactness = oracle.PROGRAM, Exactness.WITHIN_BOUND
+
+
+def compare(j: Judgement) -> None:
+    j.mismatches = oracle.compare(j.expected, j.actual, j.allowed, j.exactness)
+
+
+def without_consequences(j: Judgement) -> None:
+    j.mismatches = rules.without_consequences(j.case, j.actual, j.mismatches, j.allowed, j.expected_of)
+
+
+def flush_to_zero(j: Judgement) -> None:
+    if j.case.program is None:
+        pure = j.reference.role is Role.SEMANTIC
+        j.mismatches = flush.as_flush_to_zero(
+            j.expected_of, j.case, j.expected, j.actual, j.mismatches, j.allowed, lazily=pure
+        )
+
+
+def dtype_explains_values(j: Judgement) -> None:
+    j.mismatches = gradients.dtype_explains_values(j.mismatches)
+
+
+def misplaced(j: Judgement) -> None:
+    j.mismatches = j.mismatches + rules.misplaced(j.actual, j.device, j.target)
+
+
+AGAINST_ITSELF = (
+    expect,
+    settle_expected,
+    keep_unless_lost,
+    widen_to_truth,
+    bound_of_itself,
+    compare,
+    flush_to_zero,
+)
+STEPS: dict[Role, tuple[Callable[[Judgement], bool | None], ...]] = {
+    Role.SEMANTIC: (
+        expect,
+        settle_actual,
+        bound_of_case,
+        compare,
+        without_consequences,
+        flush_to_zero,
+        misplaced,
+    ),
+    Role.DEVICE: AGAINST_ITSELF,
+    Role.MODE: AGAINST_ITSELF,
+    Role.FINITE_DIFFERENCES: (expect, bound_of_program, compare, dtype_explains_values, misplaced),
+    Role.FRAMEWORK: (
+        expect,
+        keep_unless_lost,
+        widen_to_truth,
+        bound_of_program,
+        compare,
+        dtype_explains_values,
+    ),
+}
+
+
+def judge(reference: Reference, case: Case, actual: Outcome, note: rules.Note, **context) -> Verdict | None:
+    """The backend's ``actual`` outcome of ``case`` against ``reference``, by the steps of its
+    role; ``context``: the other fields of a Judgement. None where the reference gave no answer
+    (it crashed or hung: see compat.judge.rules.lost)."""
+    judgement = Judgement(reference, case, actual, note, **context)
+    for step in STEPS[reference.role]:
+        if step(judgement) is STOP:
+            return None
+    return Verdict(reference, case, judgement.expected, judgement.actual, judgement.mismatches)
+
+
+def fingerprint(case: Case) -> tuple:
+    """What makes two cases the same question: the operation, every bit of every value."""
+    return (case.op, key_of(case.args), key_of(sorted(case.kwargs.items())), case.exact, id(case.program))
+
+
+def key_of(value) -> object:
+    if isinstance(value, np.ndarray):
+        return (type(value).__name__, value.dtype.str, value.shape, value.tobytes())
+    if isinstance(value, np.generic):
+        return (type(value).__name__, value.tobytes())
+    if isinstance(value, (tuple, list)):
+        return (type(value).__name__, *map(key_of, value))
+    if isinstance(value, float):
+        return ("float", struct.pack("<d", value))  # -0.0 and a NaN's payload are their own
+    if isinstance(value, complex):
+        return ("complex", struct.pack("<dd", value.real, value.imag))
+    return (type(value).__name__, repr(value))
