@@ -165,8 +165,9 @@ deadline = time.time() + 60
 while not go.exists() and time.time() < deadline:
     time.sleep(0.002)
 for i in range(count):
-    writer.write(records.from_json(checks_record(cases={"add": i, "multiply": 2 * i}, run_id="concurrent", worker=worker,
-                               spec=f"compat/specs/promotion.py::test_x[{worker}-{i}]")))
+    record = checks_record(cases={"add": i, "multiply": 2 * i}, run_id="concurrent", worker=worker,
+                           spec=f"compat/specs/promotion.py::test_x[{worker}-{i}]")
+    writer.write(records.from_json(record))
 writer.close()
 """
 
@@ -326,8 +327,8 @@ def test_checks_say_which_input_class_each_param_covered(real_run):
     assert (coverage.name, coverage.classes) == ("ranks", list(RANK_RELATIONS[2]))
     assert coverage.covered == {"numpy": set(coverage.classes), "broken_float32_value": set(coverage.classes)}
     assert (
-        f"  test_elementwise_operands_broadcast by ranks: {' | '.join(coverage.classes)} - all, on 2 backend(s)/device(s)"
-        in report.class_coverage_lines(run)
+        f"  test_elementwise_operands_broadcast by ranks: {' | '.join(coverage.classes)} - all, "
+        "on 2 backend(s)/device(s)" in report.class_coverage_lines(run)
     )
 
 

@@ -26,6 +26,14 @@ class Outcome:
     def raised(self) -> bool:
         return self.error is not None
 
+    @property
+    def category(self) -> str:
+        """What the call did, as outcomes are compared: its error's category, or "ok"."""
+        if self.error is None:
+            return "ok"
+        assert self.error_category is not None, "a raised outcome carries its category"
+        return self.error_category
+
     def describe(self) -> str:
         if self.error is not None:
             kind = error_type(self.error).rpartition(".")[2]

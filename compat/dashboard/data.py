@@ -247,8 +247,8 @@ class Data:
         return [
             (run_id, backend_id, device, json.loads(ops))
             for run_id, backend_id, device, ops in self.db.execute(
-                "SELECT run_id, backend_id, device, json_extract(body, '$.ops') FROM records JOIN bodies USING (digest) "
-                "WHERE type = 'coverage'"
+                "SELECT run_id, backend_id, device, json_extract(body, '$.ops') "
+                "FROM records JOIN bodies USING (digest) WHERE type = 'coverage'"
             )
         ]
 
@@ -266,7 +266,8 @@ class Data:
         return aggregate.fixed(
             (aggregate.Fixed(*row[:5]), row[5])
             for row in self.db.execute(
-                "SELECT known, backend_id, backend_name, backend_version, device, status FROM records WHERE type = 'replay'"
+                "SELECT known, backend_id, backend_name, backend_version, device, status "
+                "FROM records WHERE type = 'replay'"
             )
         )
 

@@ -101,10 +101,8 @@ def reproducer(
                 f"print({label(backend) + ' ' + reference.mode + ':'!r}, {call(device, reference.mode)})"
             )
         if isinstance(reference, OnDevice):
-            lines.append(
-                f"print({label(backend) + (' ' + mode if mode != 'eager' else '') + ' on ' + reference.device + ':'!r}, "
-                f"{call(reference.device, mode)})"
-            )
+            where = label(backend) + (" " + mode if mode != "eager" else "") + " on " + reference.device
+            lines.append(f"print({where + ':'!r}, {call(reference.device, mode)})")
         lines.append(
             f"print({label(backend) + (' ' + mode if mode != 'eager' else '') + ':'!r}, {call(device, mode)})"
         )

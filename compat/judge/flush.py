@@ -105,17 +105,19 @@ def beyond_flush_to_zero(
     """Where flushing subnormals explains some of the differing elements but not all, the
     others are the divergence: judged alone, they get their own signature (and Hypothesis
     its own minimal example), instead of the first flushed element's."""
-    if expected.shape != actual.shape or actual.values is None:
+    if expected.shape != actual.shape or actual.values is None or expected.values is None:
         return mismatches
     differing = oracle.differing(expected.values, actual.values, allowed)
     for ftz in flushed_references:
-        if ftz.shape != actual.shape:
+        if ftz.shape != actual.shape or ftz.values is None or actual_read.values is None:
             continue
         rest = oracle.differing(ftz.values, actual_read.values, allowed)
         if rest.any() and rest.sum() < differing.sum() and not (rest & ~differing).any():
             beyond = oracle.compare_values(
                 expected.values, actual.values, allowed, expected.tolerance, only=rest
             )
+            if beyond is None:  # cannot be: the rest differ
+                continue
             note = f"; {int(differing.sum() - rest.sum())} other values differ only as subnormals flushed to zero"
             return [
                 replace(beyond, detail=beyond.detail + note) if m.kind == "value" else m for m in mismatches

@@ -42,9 +42,9 @@ def without_consequences(
 def misplaced(actual: Outcome, device: str | None, target: str | None = None) -> list:
     """A result that is not where it should be: on the ``device`` under test
     (soft placement, a wrong-device bug), or the ``target`` of a copy."""
-    target = target or device
     if device is None or actual.raised:
         return []
+    target = target or device
     found = {p.device for p in (actual.parts or [actual]) if p.device is not None}
     wrong = sorted(d for d in found if d != target)
     if not wrong:
@@ -57,7 +57,7 @@ def lost(case: Case, reference_id: str, outcome: Outcome, note: Note) -> bool:
     on ``case``: then it is no reference, the case is judged against NumPy alone, and a
     survey cell of the row under test (table "reference lost") says which reference was
     lost, how, and on which example."""
-    if outcome.error_category not in LOST:
+    if outcome.error is None or outcome.error_category not in LOST:
         return False
     what = f"{outcome.error_category}: {first_line(outcome.error)}"
     note(
@@ -70,15 +70,16 @@ def lost(case: Case, reference_id: str, outcome: Outcome, note: Note) -> bool:
 
 
 def settled(
-    case: Case, other: Outcome, outcome: Outcome, again: Callable[[Case], Outcome], note: Note
+    case: Case, other: Outcome, outcome: Outcome, again: Callable[[Case], Outcome] | None, note: Note
 ) -> Outcome:
     """``outcome``, or where it raised in another category than the ``other`` side's, the
     outcome of calling once more (``again(case)``) if that differs: an error that the same
     call does not raise again is not the call's own (TensorFlow raises SystemError in the
     call after one that left an exception pending, tensorflow#75400), and is not judged.
-    The survey table "unstable errors" shows it. A crash or hang is not called again."""
+    The survey table "unstable errors" shows it. A crash or hang is not called again, nor a
+    call that cannot be made again (``again`` None)."""
     category = outcome.error_category
-    if not outcome.raised or category in LOST or category == (other.error_category if other.raised else "ok"):
+    if again is None or not outcome.raised or category in LOST or category == other.category:
         return outcome
     second = again(case)
     if second.error_category == category:
@@ -92,6 +93,6 @@ def raised(outcome: Outcome) -> str:
     """What a call raised, without the message (which names the example): 'SystemError (other)'; 'ok'."""
     return (
         f"{error_type(outcome.error).rpartition('.')[2]} ({outcome.error_category})"
-        if outcome.raised
+        if outcome.error is not None
         else "ok"
     )

@@ -56,6 +56,12 @@ class Judgement:
     mismatches: list[oracle.Mismatch] = field(default_factory=list)
     answers: dict = field(default_factory=dict)  # NumPy's outcomes by case (see expected_of)
 
+    @property
+    def reference_outcome(self) -> Outcome:
+        """The reference's outcome, once ``expect`` (every role's first step) has it."""
+        assert self.expected is not None, "expect comes first"
+        return self.expected
+
     def expected_of(self, case: Case) -> Outcome:
         """The reference's outcome of ``case`` (this one in another dtype, its subnormals read
         as zero). NumPy is a pure function of the case: asked again for one it answered (the
@@ -81,21 +87,21 @@ def expect(j: Judgement) -> None:
 
 
 def settle_actual(j: Judgement) -> None:
-    j.actual = rules.settled(j.case, j.expected, j.actual, j.again, j.note)
+    j.actual = rules.settled(j.case, j.reference_outcome, j.actual, j.again, j.note)
 
 
 def settle_expected(j: Judgement) -> None:
-    j.expected = rules.settled(j.case, j.actual, j.expected, j.reference.outcome, j.note)
+    j.expected = rules.settled(j.case, j.actual, j.reference_outcome, j.reference.outcome, j.note)
 
 
 def keep_unless_lost(j: Judgement) -> bool:
-    return STOP if rules.lost(j.case, j.reference.id, j.expected, j.note) else True
+    return STOP if rules.lost(j.case, j.reference.id, j.reference_outcome, j.note) else True
 
 
 def widen_to_truth(j: Judgement) -> None:
     """Two approximations of a derivative agree within twice the tolerance each has of the truth."""
     if j.truth is not None:
-        gradients.widen(j.expected, j.truth, factor=2)
+        gradients.widen(j.reference_outcome, j.truth, factor=2)
 
 
 def bound_of_case(j: Judgement) -> None:
@@ -121,7 +127,7 @@ def bound_of_program(j: Judgement) -> None:
 
 
 def compare(j: Judgement) -> None:
-    j.mismatches = oracle.compare(j.expected, j.actual, j.allowed, j.exactness)
+    j.mismatches = oracle.compare(j.reference_outcome, j.actual, j.allowed, j.exactness)
 
 
 def without_consequences(j: Judgement) -> None:
@@ -132,7 +138,7 @@ def flush_to_zero(j: Judgement) -> None:
     if j.case.program is None:
         pure = j.reference.role is Role.SEMANTIC
         j.mismatches = flush.as_flush_to_zero(
-            j.expected_of, j.case, j.expected, j.actual, j.mismatches, j.allowed, lazily=pure
+            j.expected_of, j.case, j.reference_outcome, j.actual, j.mismatches, j.allowed, lazily=pure
         )
 
 
@@ -185,7 +191,7 @@ def judge(reference: Reference, case: Case, actual: Outcome, note: rules.Note, *
     for step in STEPS[reference.role]:
         if step(judgement) is STOP:
             return None
-    return Verdict(reference, case, judgement.expected, judgement.actual, judgement.mismatches)
+    return Verdict(reference, case, judgement.reference_outcome, judgement.actual, judgement.mismatches)
 
 
 def fingerprint(case: Case) -> tuple:

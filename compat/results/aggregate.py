@@ -136,7 +136,7 @@ def stale(run: Run, registry: Registry) -> list[Stale]:
     reproduced". The reference backend (NumPy against itself) cannot diverge."""
     backends = {r.backend.id: r.backend for r in run.checks if r.backend.name != r.reference}
     replayed = {(r.known, r.backend.id) for r in run.replays}
-    checked = defaultdict(set)  # backend id -> {(family, op)}
+    checked: defaultdict[str, set[tuple[str, str]]] = defaultdict(set)  # backend id -> {(family, op)}
     for record in run.checks:
         checked[record.backend.id].update((record.family, op) for op in record.cases)
     used = {(r.known, r.backend.id) for r in run.divergences if r.known}

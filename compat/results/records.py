@@ -328,13 +328,14 @@ class Run:
         return self.meta.get("started", "")
 
     def add(self, record: Record) -> None:
-        {
+        lists: dict[type, list] = {
             Divergence: self.divergences,
             Checks: self.checks,
             Observation: self.observations,
             Coverage: self.coverage,
             Replay: self.replays,
-        }[type(record)].append(record)
+        }
+        lists[type(record)].append(record)
 
 
 @dataclass
@@ -367,9 +368,8 @@ def load(directory: Path, validate: bool = True, run: str | None = None) -> Load
     """
     directory = Path(directory)
     if not directory.is_dir():
-        raise ResultsError(
-            f"cannot read results directory {directory}: {'not a directory' if directory.exists() else 'no such directory'}"
-        )
+        why = "not a directory" if directory.exists() else "no such directory"
+        raise ResultsError(f"cannot read results directory {directory}: {why}")
     if not os.access(directory, os.R_OK | os.X_OK):
         raise ResultsError(f"cannot read results directory {directory}: permission denied")
     loaded = Loaded()
@@ -383,7 +383,8 @@ def load(directory: Path, validate: bool = True, run: str | None = None) -> Load
             loaded.problems.append(f"{meta_path}: not a compat run description ({error})")
     wanted = None
     if run is not None and loaded.runs:
-        chosen = loaded.latest().run_id if run == "latest" else run
+        latest = loaded.latest()
+        chosen = latest.run_id if run == "latest" and latest is not None else run
         wanted = folders.get(chosen, set())
         loaded.runs = {chosen: loaded.runs[chosen]} if chosen in loaded.runs else {}
     for path in sorted(directory.rglob("records-*.jsonl")):
@@ -396,7 +397,7 @@ def load(directory: Path, validate: bool = True, run: str | None = None) -> Load
             continue
         for number, line in lines:
             record, problem = parse(line, validate)
-            if problem:
+            if record is None:
                 loaded.problems.append(f"{path}:{number}: {problem}")
                 continue
             loaded.runs.setdefault(record.run_id, Run(record.run_id)).add(record)

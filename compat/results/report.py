@@ -198,7 +198,8 @@ def text_report(run: Run, registry: Registry, every: bool = False) -> str:
         fell_back = sorted(op for op, c in ops.items() if c["fallback"] and not c["device"])
         out += [
             "",
-            f"kernel coverage on {device}: {len(on_device)} ops ran on the device, {len(fell_back)} only fell back to the CPU",
+            f"kernel coverage on {device}: {len(on_device)} ops ran on the device, "
+            f"{len(fell_back)} only fell back to the CPU",
             "  on the device: " + (", ".join(f"{op} x{ops[op]['device']}" for op in on_device) or "none"),
         ]
         if fell_back:

@@ -278,7 +278,7 @@ def read_records(path: Path, skipped: list[str], stored) -> tuple[list[tuple], i
     yet, and how many non-blank lines it had. ``stored(run_id, worker)`` gives the
     identities the store holds: those lines are not validated again (re-merging is
     cheap). Every new line that is not a record goes to ``skipped`` as "file:line: reason"."""
-    rows = []
+    rows: list[tuple[tuple | None, str]] = []
     seen: Counter = Counter()
     lines = 0
     try:
@@ -304,7 +304,7 @@ def read_records(path: Path, skipped: list[str], stored) -> tuple[list[tuple], i
                         rows.append((None, text))  # held already: counted, not added
                         continue
                 record, problem = records.parse(text)
-                if problem:
+                if record is None:
                     skipped.append(f"{path}:{number}: {problem}")
                     continue
                 rows.append((row_of(record, digest, seen[identity]), text))
