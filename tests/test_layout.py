@@ -21,7 +21,8 @@ ALLOWED = {
     "results": {"core"},
     "dashboard": {"core", "results"},
     "harness": {"core", "devices", "adapters", "results", "specs"},
-    "__main__": {"core", "devices", "adapters", "results", "specs", "harness", "dashboard"},
+    "cli": {"core", "devices", "adapters", "results", "specs", "harness", "dashboard"},
+    "__main__": {"cli"},
 }
 
 
