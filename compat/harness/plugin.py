@@ -42,7 +42,7 @@ from compat.results.records import RecordWriter, ResultsError, check_writable
 
 pytest_plugins = ["compat.harness.xp"]
 
-DEFAULT_REGISTRY = Path(__file__).resolve().parents[2] / "fixtures" / "known-divergences.toml"
+DEFAULT_REGISTRY = registry.DEFAULT
 DEFAULT_RESULTS = "compat-results"
 MODE_EXAMPLES = (
     0.05  # default share of examples for execution-mode params (--mode-examples): each call compiles anew
@@ -179,7 +179,7 @@ def pytest_addoption(parser):
         "--compat-registry",
         default=None,
         metavar="FILE",
-        help="known-divergence registry (default: fixtures/known-divergences.toml of this checkout)",
+        help="known-divergence registry (default: compat's own, compat/results/known-divergences.toml)",
     )
     supervision.add_options(group)
     from compat.harness import examples as database
