@@ -21,6 +21,7 @@ from pathlib import Path
 
 import hypothesis
 import pytest
+from _pytest.python import path_matches_patterns  # pytest's own test of python_files, for collection
 from hypothesis import HealthCheck, Phase, settings
 
 from compat import adapters
@@ -39,6 +40,7 @@ from compat.harness.selection import (
 )
 from compat.results import records, registry, report
 from compat.results.records import RecordWriter, ResultsError, check_writable
+from compat.specs import DIRECTORY as SPECS
 
 pytest_plugins = ["compat.harness.xp"]
 
@@ -383,6 +385,21 @@ def pytest_sessionfinish(session):
         return
     if compat.run_directory.exists():
         (compat.run_directory / "run.json").write_text(json.dumps(compat.description, indent=2))
+
+
+def pytest_collect_file(file_path, parent):
+    """compat's specs, wherever the package lives (a checkout or site-packages): their names
+    (promotion.py, ...) match no python_files pattern, so pytest's own collector takes them only
+    when named on the command line or when the project's python_files matches them; then not here."""
+    if (
+        file_path.suffix == ".py"
+        and not file_path.name.startswith("_")
+        and str(file_path.parent.resolve()) == SPECS
+        and not parent.session.isinitpath(file_path)
+        and not path_matches_patterns(file_path, parent.config.getini("python_files"))
+    ):
+        return pytest.Module.from_parent(parent, path=file_path)
+    return None
 
 
 @pytest.hookimpl(tryfirst=True)
