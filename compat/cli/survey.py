@@ -11,6 +11,7 @@ import sys
 from compat.cli.common import shown_report
 from compat.harness.plugin import DEFAULT_RESULTS
 from compat.specs import DIRECTORY as SPECS
+from compat.specs import RUN_ARGS
 
 HELP = (
     "explore: run every spec on the installed backends under a fresh seed and "
@@ -66,6 +67,7 @@ def run(args) -> int:
         "-m",
         "pytest",
         SPECS,
+        *RUN_ARGS,
         "-n",
         args.workers,
         "-q",
