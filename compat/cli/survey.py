@@ -11,7 +11,7 @@ import sys
 from compat.cli.common import shown_report
 from compat.harness.plugin import DEFAULT_RESULTS
 from compat.specs import DIRECTORY as SPECS
-from compat.specs import RUN_ARGS
+from compat.specs import ROOTDIR
 
 HELP = (
     "explore: run every spec on the installed backends under a fresh seed and "
@@ -67,7 +67,10 @@ def run(args) -> int:
         "-m",
         "pytest",
         SPECS,
-        *RUN_ARGS,
+        "--rootdir",
+        ROOTDIR,
+        "-p",
+        "no:cacheprovider",  # it would land in ROOTDIR: site-packages
         "-n",
         args.workers,
         "-q",

@@ -31,6 +31,7 @@ from compat import adapters
 from compat.results import records
 from compat.results.report import table
 from compat.specs import DIRECTORY as SPECS
+from compat.specs import ROOTDIR
 
 
 @dataclass
@@ -105,6 +106,8 @@ def run_faults(
         "-m",
         "pytest",
         "-q",
+        "--rootdir",
+        ROOTDIR,
         "-p",
         "no:cacheprovider",
         "-n",

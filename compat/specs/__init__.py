@@ -4,8 +4,7 @@ from pathlib import Path
 
 DIRECTORY = str(Path(__file__).resolve().parent)
 
-# How compat runs its specs in a pytest of its own (survey): the folder that holds the package
-# as rootdir (the checkout, or site-packages), so that node ids read compat/specs/x.py::...
-# installed or not; no pytest cache, which would land in that folder (a checkout's pytest
-# configuration says the same)
-RUN_ARGS = ["--rootdir", str(Path(__file__).resolve().parents[2]), "-p", "no:cacheprovider"]
+# pytest's rootdir where compat runs its specs (survey, selftest, detect, bench): the folder
+# that holds the package (the checkout, or site-packages), so that node ids read
+# compat/specs/x.py::... installed or not
+ROOTDIR = str(Path(__file__).resolve().parents[2])
