@@ -11,6 +11,7 @@ import importlib
 import sys
 
 from compat import adapters
+from compat.cli.common import UsageError
 from compat.devices import DeviceBuildError
 from compat.results import records, registry, store
 
@@ -35,10 +36,6 @@ USER_ERRORS = (
     adapters.AdapterError,
     DeviceBuildError,
 )
-
-
-class UsageError(Exception):
-    """Arguments argparse cannot judge alone: reported as argparse reports its own (exit status 2)."""
 
 
 def main(argv: list[str] | None = None) -> int:

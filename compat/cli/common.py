@@ -12,6 +12,10 @@ from compat.harness.plugin import DEFAULT_REGISTRY
 from compat.results import records, registry, store
 
 
+class UsageError(Exception):
+    """Arguments argparse cannot judge alone: reported as argparse reports its own (exit status 2)."""
+
+
 def whole(text: str, least: int) -> int:
     try:
         value = int(text)

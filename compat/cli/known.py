@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from compat.cli import UsageError
-from compat.cli.common import chosen_run
+from compat.cli.common import UsageError, chosen_run
 from compat.harness.plugin import DEFAULT_RESULTS
 from compat.results import records
 
