@@ -40,7 +40,6 @@ from compat.harness.selection import (
 )
 from compat.results import records, registry, report
 from compat.results.records import RecordWriter, ResultsError, check_writable
-from compat.specs import DIRECTORY as SPECS
 
 pytest_plugins = ["compat.harness.xp"]
 
@@ -388,13 +387,15 @@ def pytest_sessionfinish(session):
 
 
 def pytest_collect_file(file_path, parent):
-    """compat's specs, wherever the package lives (a checkout or site-packages): their names
-    (promotion.py, ...) match no python_files pattern, so pytest's own collector takes them only
-    when named on the command line or when the project's python_files matches them; then not here."""
+    """compat's specs (compat/specs/[!_]*.py), wherever the package lives (a checkout or
+    site-packages; by path, not as this plugin's own package: a checkout's specs are collected
+    even where another compat is installed): their names (promotion.py, ...) match no
+    python_files pattern, so pytest's own collector takes them only when named on the command
+    line or when the project's python_files matches them; then not here."""
     if (
         file_path.suffix == ".py"
         and not file_path.name.startswith("_")
-        and str(file_path.parent.resolve()) == SPECS
+        and file_path.parts[-3:-1] == ("compat", "specs")
         and not parent.session.isinitpath(file_path)
         and not path_matches_patterns(file_path, parent.config.getini("python_files"))
     ):
