@@ -23,7 +23,8 @@ ALLOWED = {
     "results": {"core"},
     "dashboard": {"core", "judge", "results"},  # judge: the oracle's bounds, for the accuracy page
     "harness": {"core", "devices", "adapters", "judge", "results", "specs"},
-    "__main__": {"core", "devices", "adapters", "judge", "results", "specs", "harness", "dashboard"},
+    "cli": {"core", "devices", "adapters", "judge", "results", "specs", "harness", "dashboard"},
+    "__main__": {"cli"},
 }
 
 

@@ -12,7 +12,7 @@ from compat.results import registry
 from compat.results.records import Backend
 from compat.results.registry import RegistryError
 
-SHIPPED = Path(__file__).resolve().parent.parent / "fixtures" / "known-divergences.toml"
+SHIPPED = registry.DEFAULT
 
 JAX_X32 = Backend("jax", "jax[x32]", "0.4.35", {"x64": False})
 JAX_X64 = Backend("jax", "jax[x64]", "0.4.35", {"x64": True})

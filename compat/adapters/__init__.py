@@ -22,6 +22,8 @@ __all__ = [
     "unsupported",
 ]
 
+# compat's own backends, the only list of them: in code, not as entry points, so that a source
+# tree that is not pip-installed has them too; the entry-point group is for third parties
 BUILTIN = {
     "numpy": "compat.adapters.numpy:NumpyAdapter",
     "torch": "compat.adapters.torch:TorchAdapter",

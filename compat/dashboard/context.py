@@ -14,9 +14,7 @@ from compat.results import registry as registry_module
 LIST_CAP = 100  # divergences listed on one cell's list page
 PAGE_CAP = 1000  # divergence pages in all (new divergences first) ...
 PAGE_BUDGET = 2_500_000  # ... and at most this many bytes of them
-DEFAULT_REGISTRY = (
-    Path(__file__).resolve().parents[2] / "fixtures" / "known-divergences.toml"
-)  # as the plugin's
+DEFAULT_REGISTRY = registry_module.DEFAULT  # as the plugin's
 
 
 class Context:

@@ -32,6 +32,7 @@ import pytest
 from compat import adapters
 from compat.harness.checker import Checker
 from compat.specs import DIRECTORY as SPECS
+from compat.specs import ROOTDIR
 
 
 class Meter:
@@ -71,6 +72,8 @@ def measure(name: str) -> list[tuple]:
         status = pytest.main(
             [
                 SPECS,
+                "--rootdir",
+                ROOTDIR,
                 "-q",
                 "-p",
                 "no:xdist",

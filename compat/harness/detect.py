@@ -38,6 +38,7 @@ from compat.adapters import AdapterError, BackendMissing
 from compat.results import records
 from compat.results.report import table
 from compat.specs import DIRECTORY as SPECS
+from compat.specs import ROOTDIR
 
 BROKEN = "compat.adapters.broken"
 FAMILIES = ("promotion", "broadcasting", "indexing", "gradients", "placement", "numerics")
@@ -126,6 +127,8 @@ def run_family(
         "-m",
         "pytest",
         str(Path(SPECS) / f"{family}.py"),
+        "--rootdir",
+        ROOTDIR,
         "-q",
         "-p",
         "no:cacheprovider",

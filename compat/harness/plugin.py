@@ -21,6 +21,7 @@ from pathlib import Path
 
 import hypothesis
 import pytest
+from _pytest.python import path_matches_patterns  # pytest's own test of python_files, for collection
 from hypothesis import HealthCheck, Phase, settings
 
 from compat import adapters
@@ -42,7 +43,7 @@ from compat.results.records import RecordWriter, ResultsError, check_writable
 
 pytest_plugins = ["compat.harness.xp"]
 
-DEFAULT_REGISTRY = Path(__file__).resolve().parents[2] / "fixtures" / "known-divergences.toml"
+DEFAULT_REGISTRY = registry.DEFAULT
 DEFAULT_RESULTS = "compat-results"
 MODE_EXAMPLES = (
     0.05  # default share of examples for execution-mode params (--mode-examples): each call compiles anew
@@ -179,7 +180,7 @@ def pytest_addoption(parser):
         "--compat-registry",
         default=None,
         metavar="FILE",
-        help="known-divergence registry (default: fixtures/known-divergences.toml of this checkout)",
+        help="known-divergence registry (default: compat's own, compat/results/known-divergences.toml)",
     )
     supervision.add_options(group)
     from compat.harness import examples as database
@@ -383,6 +384,23 @@ def pytest_sessionfinish(session):
         return
     if compat.run_directory.exists():
         (compat.run_directory / "run.json").write_text(json.dumps(compat.description, indent=2))
+
+
+def pytest_collect_file(file_path, parent):
+    """compat's specs (compat/specs/[!_]*.py), wherever the package lives (a checkout or
+    site-packages; by path, not as this plugin's own package: a checkout's specs are collected
+    even where another compat is installed): their names (promotion.py, ...) match no
+    python_files pattern, so pytest's own collector takes them only when named on the command
+    line or when the project's python_files matches them; then not here."""
+    if (
+        file_path.suffix == ".py"
+        and not file_path.name.startswith("_")
+        and file_path.parts[-3:-1] == ("compat", "specs")
+        and not parent.session.isinitpath(file_path)
+        and not path_matches_patterns(file_path, parent.config.getini("python_files"))
+    ):
+        return pytest.Module.from_parent(parent, path=file_path)
+    return None
 
 
 @pytest.hookimpl(tryfirst=True)

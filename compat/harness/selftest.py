@@ -32,6 +32,7 @@ from compat.core.row import Row
 from compat.results import records
 from compat.results.report import table
 from compat.specs import DIRECTORY as SPECS
+from compat.specs import ROOTDIR
 
 
 @dataclass
@@ -106,6 +107,8 @@ def run_faults(
         "-m",
         "pytest",
         "-q",
+        "--rootdir",
+        ROOTDIR,
         "-p",
         "no:cacheprovider",
         "-n",

@@ -1,7 +1,7 @@
 """The known-divergence registry: documented, accepted differences.
 
-A registry is a TOML file of ``[[known]]`` entries (see
-``fixtures/known-divergences.toml``). An entry matches a divergence when every
+A registry is a TOML file of ``[[known]]`` entries (see compat's own,
+``compat/results/known-divergences.toml``, the default ``DEFAULT``). An entry matches a divergence when every
 field it sets matches; pattern fields take a glob or a list of globs:
 
     id        unique name, used in records and reports            (required)
@@ -49,6 +49,8 @@ from packaging.version import InvalidVersion, Version
 from compat.core.parse import ParseError, case_from_source
 from compat.results.records import Backend
 
+# package data, so that an installed compat has it too (pyproject's package-data)
+DEFAULT = Path(__file__).resolve().with_name("known-divergences.toml")
 KINDS = ("dtype", "shape", "value", "error", "device", "crash", "timeout")
 PATTERNS = ("family", "op", "inputs", "expected", "actual", "device", "reference")
 REQUIRED = ("id", "backend", "kind", "differs", "reason")

@@ -1,0 +1,40 @@
+"""``python -m compat report``: the divergence report of a results directory."""
+
+from __future__ import annotations
+
+import argparse
+
+from compat.cli.common import shown_report
+from compat.harness.plugin import DEFAULT_RESULTS
+
+HELP = "print the divergence report of a results directory"
+DESCRIPTION = (
+    "Print the summary (backend x family: cases, new, known, stale), every new divergence, "
+    "the known ones grouped by registry entry with its reason and source, and each "
+    "backend's promotion differences from NumPy."
+)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "results",
+        nargs="?",
+        default=DEFAULT_RESULTS,
+        metavar="DIR",
+        help=f"results directory (default: {DEFAULT_RESULTS})",
+    )
+    parser.add_argument("--format", choices=("text", "json"), default="text")
+    parser.add_argument("--run", default=None, metavar="ID", help="run id (default: the latest run in DIR)")
+    parser.add_argument(
+        "--registry",
+        default=None,
+        metavar="FILE",
+        help="registry for reasons and stale entries (default: the run's)",
+    )
+    parser.add_argument(
+        "--all", action="store_true", help="list every known divergence, not two examples per registry entry"
+    )
+
+
+def run(args) -> int:
+    return shown_report(args)[0]
