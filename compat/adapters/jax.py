@@ -16,11 +16,11 @@ A ``JAX_COMPILATION_CACHE_DIR`` of the user's own is kept.
 from __future__ import annotations
 
 import contextlib
-import functools
 import os
 
 import numpy as np
 
+from compat.adapters import patches
 from compat.adapters.base import Adapter
 from compat.core import cache
 from compat.devices.plugins import JaxCpuDevices
@@ -37,20 +37,6 @@ FUNCTIONS = (
     "per_example_grad",
     "hvp",
 )
-
-
-@functools.cache
-def lower_into_one_mlir_context() -> None:
-    """JAX makes a new MLIR context for each lowering, its dialects loaded anew (3 ms), and
-    compat lowers each primitive per dtype and shape, thousands of times per spec file: half
-    of JAX's time, and its processes grew to 3 GB in one file. One context for the process
-    gives the same IR, so the same executables and persistent-cache keys (measured: JAX's
-    promotion specs 28 -> 15 s, 0.55 GB, the same records)."""
-    from jax._src.interpreters import mlir
-
-    if hasattr(mlir, "make_ir_context"):
-        context = mlir.make_ir_context()
-        mlir.make_ir_context = lambda: context
 
 
 class JaxAdapter(Adapter):
@@ -82,8 +68,8 @@ class JaxAdapter(Adapter):
     def context(self, mode="eager"):
         import jax
 
-        lower_into_one_mlir_context()
         stack = contextlib.ExitStack()
+        stack.enter_context(patches.applied("jax-one-mlir-context"))  # its lowerings share one MLIR context
         stack.enter_context(jax.enable_x64(self.config["x64"]))
         if mode == "eager":
             stack.enter_context(jax.disable_jit())

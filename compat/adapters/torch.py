@@ -7,6 +7,7 @@ import functools
 
 import numpy as np
 
+from compat.adapters import patches
 from compat.adapters.base import Adapter, unsupported
 from compat.core import dtypes
 from compat.devices.plugins import TorchApu
@@ -27,17 +28,6 @@ FUNCTIONS = (
     "per_example_grad",
     "hvp",
 )
-
-
-@functools.cache
-def skip_guard_latency_profile() -> None:
-    """Dynamo times each new set of guards once, for its logs, after flushing the CPU's caches:
-    more than half of each of compat's compilations (every call compiles afresh). The guards
-    are still built and checked; only the timing (a number logged) is skipped."""
-    import torch._dynamo.guards as guards
-
-    if hasattr(guards, "profile_guard_manager"):
-        guards.profile_guard_manager = lambda *args: 0.0
 
 
 @functools.cache
@@ -138,11 +128,6 @@ class TorchAdapter(Adapter):
             return super().compile(mode, function)
         import torch._dynamo
 
-        # A call it cannot compile whole is an error, never a silent fall-back to eager.
-        torch._dynamo.config.fail_on_recompile_limit_hit = True
-        # torch.autograd.grad (the grad transform) into the graph, as torch.func's transforms are
-        torch._dynamo.config.trace_autograd_ops = True
-        skip_guard_latency_profile()
         compiled = torch.compile(
             function, backend="aot_eager" if mode == "compile" else "inductor", fullgraph=True, dynamic=True
         )
@@ -152,11 +137,14 @@ class TorchAdapter(Adapter):
             # values an input took before and makes it symbolic once it changes, so a call's result
             # would depend on the calls before it. Python-number operands are symbols always (what a
             # compiled function meets from its second call with a new value on), shapes static.
-            torch.compiler.reset()
-            for operand in operands:
-                if isinstance(operand, torch.Tensor):
-                    torch._dynamo.mark_static(operand)
-            return compiled(*operands)
+            # dynamo's settings for these modes, and its guard profiling skipped, for this
+            # call only (compat.adapters.patches)
+            with patches.applied("torch-dynamo-config"), patches.applied("torch-dynamo-guard-profile"):
+                torch.compiler.reset()
+                for operand in operands:
+                    if isinstance(operand, torch.Tensor):
+                        torch._dynamo.mark_static(operand)
+                return compiled(*operands)
 
         return run
 

@@ -25,7 +25,7 @@ from _pytest.python import path_matches_patterns  # pytest's own test of python_
 from hypothesis import HealthCheck, Phase, settings
 
 from compat import adapters
-from compat.adapters import AdapterError
+from compat.adapters import AdapterError, patches
 from compat.harness import casualties, inflight, supervision
 from compat.harness.checker import Session, backend_info
 from compat.harness.isolation import Isolation
@@ -182,6 +182,12 @@ def pytest_addoption(parser):
         metavar="FILE",
         help="known-divergence registry (default: compat's own, compat/results/known-divergences.toml)",
     )
+    group.addoption(
+        "--no-compat-patches",
+        action="store_true",
+        help="run the frameworks without compat's speed patches of their internals (each named, with "
+        "why, in compat/adapters/patches.py; run.json lists those a run had): slower, the same records",
+    )
     supervision.add_options(group)
     from compat.harness import examples as database
 
@@ -269,6 +275,7 @@ class CompatSession:
                 "profile": profile,
                 "seed": self.config.getoption("hypothesis_seed", None),
             },
+            "patches": patches.in_force(),
             "argv": sys.argv[1:],
         }
 
@@ -296,6 +303,8 @@ def pytest_configure(config):
     config.addinivalue_line(
         "markers", "slow: a test of many seconds; under pytest-xdist compat's scheduler starts it first"
     )
+    if config.getoption("no_compat_patches"):  # the environment carries it to workers and isolated calls
+        os.environ[patches.SWITCH] = "off"
     try:
         compat = CompatSession(config)
         check_writable(compat.results)

@@ -11,6 +11,7 @@ from collections.abc import Iterator
 import pytest
 from hypothesis import Phase, settings
 
+from compat.adapters import patches
 from compat.core.row import Row
 from compat.harness import casualties, supervision
 from compat.harness.checker import Checker
@@ -213,19 +214,14 @@ def spec_row(item) -> tuple | None:
 def examples_share(test, share: float, params: int = 1):
     """Run the Hypothesis test ``test`` with ``share`` of its max_examples, and with at least
     5 examples over the ``params`` params of its spec on this row (at least 1 each)."""
-    # Hypothesis reads a test's settings from this attribute at each call; a
-    # parametrized test is one function, so the change lasts for this call only.
     current = getattr(test, "_hypothesis_internal_use_settings", None)
     if current is None or share >= 1 or not getattr(test, "is_hypothesis_test", False):
         yield
         return
     least = max(1, -(-min(5, current.max_examples) // params))
     fewer = max(least, round(current.max_examples * share))
-    test._hypothesis_internal_use_settings = settings(current, max_examples=fewer)
-    try:
+    with patches.applied("hypothesis-settings-per-call", test, settings(current, max_examples=fewer)):
         yield
-    finally:
-        test._hypothesis_internal_use_settings = current
 
 
 @contextlib.contextmanager
@@ -236,12 +232,10 @@ def without_shrinking_hangs(test, checker: Checker):
     if current is None or checker.casualty is None or checker.casualty.cause != "timeout":
         yield
         return
-    test._hypothesis_internal_use_settings = settings(
+    fewer = settings(
         current,
         max_examples=max(min(5, current.max_examples), current.max_examples // 4),
         phases=[p for p in current.phases if p != Phase.shrink],
     )
-    try:
+    with patches.applied("hypothesis-settings-per-call", test, fewer):
         yield
-    finally:
-        test._hypothesis_internal_use_settings = current

@@ -2,12 +2,24 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from compat.adapters.numpy import NumpyAdapter
 from compat.core.outcome import Outcome
+
+
+@dataclass(frozen=True)
+class Catch:
+    """Where a fault must show (tests/test_meta_faults.py checks it): a divergence of ``kind`` in
+    ``op``, recorded by ``spec`` (a test of compat/specs/<family>.py), on the spec's params
+    that ``narrow`` selects (a -k expression; "" for all of them)."""
+
+    spec: str
+    op: str
+    kind: str
+    narrow: str = ""
 
 
 def with_values(outcome: Outcome, values: np.ndarray) -> Outcome:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from compat.adapters.broken.base import with_values
+from compat.adapters.broken.base import Catch, with_values
 from compat.adapters.numpy import NumpyAdapter
 from compat.core import ops
 
@@ -15,6 +15,7 @@ class AddBroadcastsWrongly(NumpyAdapter):
 
     name = "broken_broadcast"
     family = "broadcasting"
+    catch = Catch("test_elementwise_operands_broadcast", "add", "value", narrow="add")
 
     def call(self, op, args, kwargs=None, device=None):
         outcome = super().call(op, args, kwargs, device)
@@ -38,6 +39,7 @@ class LowerRankFirstOperandSwapped(NumpyAdapter):
 
     name = "broken_lower_rank_first"
     family = "broadcasting"
+    catch = Catch("test_elementwise_operands_broadcast", "less", "value", narrow="first and lower and less")
 
     def call(self, op, args, kwargs=None, device=None):
         if (
@@ -57,6 +59,7 @@ class WhereConditionAlignedLeft(NumpyAdapter):
 
     name = "broken_where_leading"
     family = "broadcasting"
+    catch = Catch("test_three_operands_broadcast", "where", "shape", narrow="where")
 
     def call(self, op, args, kwargs=None, device=None):
         if op == "where" and len(args) == 3 and isinstance(args[0], np.ndarray):
@@ -73,6 +76,7 @@ class KeepdimsIgnoredForSeveralAxes(NumpyAdapter):
 
     name = "broken_keepdims_tuple"
     family = "broadcasting"
+    catch = Catch("test_reduction_with_keepdims_broadcasts_back", "sum", "shape", narrow="sum")
 
     def call(self, op, args, kwargs=None, device=None):
         kwargs = dict(kwargs or {})

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from compat.adapters.broken.base import ResultFault
+from compat.adapters.broken.base import Catch, ResultFault
 from compat.adapters.numpy import NumpyAdapter
 from compat.core import ops
 
@@ -14,6 +14,7 @@ class Int8Uint8PromotesToInt8(ResultFault):
 
     name = "broken_int8_uint8"
     family = "promotion"
+    catch = Catch("test_binary_operation_on_every_pair_of_dtypes", "add", "dtype", narrow="add")
 
     def wrong(self, op, args, values):
         if sorted(a.dtype.name for a in args if isinstance(a, np.ndarray)) == ["int8", "uint8"]:
@@ -25,6 +26,8 @@ class Int32PlusFloatStaysInt32(ResultFault):
 
     name = "broken_int32_pyfloat"
     family = "promotion"
+    # the table, not the Hypothesis spec beside it: int32 with a Python float is 1 draw in ~56 there
+    catch = Catch("test_python_scalar_with_every_dtype", "add", "dtype", narrow="add")
 
     def wrong(self, op, args, values):
         has_int32 = any(isinstance(a, np.ndarray) and a.dtype == np.int32 for a in args)
@@ -37,6 +40,7 @@ class Float32SlightlyOff(ResultFault):
 
     name = "broken_float32_value"
     family = "promotion"
+    catch = Catch("test_binary_operation_on_every_pair_of_dtypes", "add", "value", narrow="add")
 
     def wrong(self, op, args, values):
         if values.dtype == np.float32:
@@ -49,6 +53,7 @@ class ZeroDimArraysPromoteLikeScalars(NumpyAdapter):
 
     name = "broken_zero_dim_weak"
     family = "promotion"
+    catch = Catch("test_zero_dim_array_with_nd_array", "add", "dtype", narrow="add")
 
     def call(self, op, args, kwargs=None, device=None):
         arrays = [a for a in args if isinstance(a, np.ndarray)]
@@ -64,6 +69,7 @@ class TracedScalarsAreStrong(NumpyAdapter):
 
     name = "broken_traced_scalars"
     family = "promotion"
+    catch = Catch("test_python_scalar_with_every_dtype", "add", "dtype", narrow="add")
     MODES, DEFAULT_MODES = (
         {"eager": "op by op", "traced": "Python scalar operands as 0-d arrays"},
         ("traced",),
