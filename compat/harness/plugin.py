@@ -329,7 +329,8 @@ def pytest_configure(config):
 
 
 def profile_name(config) -> str:
-    """The run's Hypothesis profile: the option first, since Hypothesis's own plugin may load it after compat's hooks."""
+    """The run's Hypothesis profile: the option first, since Hypothesis's own plugin may load it
+    after compat's hooks."""
     return config.getoption("hypothesis_profile", None) or settings.get_current_profile_name()
 
 
