@@ -149,14 +149,19 @@ def agreement(spec: str) -> list[str]:
 def jobs(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("reproducers")
     script = "import json, sys; from tests.test_reproducers import agreement; print(json.dumps(agreement(sys.argv[1])))"
-    jobs = Jobs({a.spec: (lambda spec=a.spec: run(["-c", script, spec], tmp / spec)) for a in INSTALLED})
+    jobs = Jobs(
+        {
+            a.selector: (lambda selector=a.selector: run(["-c", script, selector], tmp / selector))
+            for a in INSTALLED
+        }
+    )
     yield jobs
     jobs.close()
 
 
-@pytest.mark.parametrize("spec", [a.spec for a in INSTALLED])
-def test_a_reproducer_gives_what_the_harness_got_for_every_operation(jobs, spec):
-    process = jobs[spec]
+@pytest.mark.parametrize("selector", [a.selector for a in INSTALLED])
+def test_a_reproducer_gives_what_the_harness_got_for_every_operation(jobs, selector):
+    process = jobs[selector]
     assert process.returncode == 0, output(process)
     problems = json.loads(process.stdout.strip().splitlines()[-1])
     assert not problems, "\n\n".join(problems)

@@ -55,22 +55,22 @@ def load_class(path: str) -> type[Adapter]:
     return cls
 
 
-def parse(spec: str) -> tuple[str, str | None]:
+def parse(selector: str) -> tuple[str, str | None]:
     """'jax[x32]' -> ('jax', 'x32'); 'jax' -> ('jax', None)."""
-    if spec.endswith("]") and "[" in spec:
-        name, _, label = spec[:-1].partition("[")
+    if selector.endswith("]") and "[" in selector:
+        name, _, label = selector[:-1].partition("[")
         return name, label
-    return spec, None
+    return selector, None
 
 
-def resolve(spec: str) -> list[Adapter]:
+def resolve(selector: str) -> list[Adapter]:
     """Adapters for a --backends item or an --adapter path.
 
     A bare backend name gives one adapter per default config (``jax`` ->
     ``jax[x64]``, ``jax[x32]``); ``name[label]`` gives that config only.
     Raises BackendMissing when the framework is not installed.
     """
-    name, label = parse(spec)
+    name, label = parse(selector)
     if ":" in name:
         cls = load_class(name)
     else:
@@ -83,13 +83,15 @@ def resolve(spec: str) -> list[Adapter]:
     labels = [label] if label is not None else list(cls.DEFAULT_CONFIGS)
     adapters = [cls(lbl) for lbl in labels]
     for adapter in adapters:
-        adapter.spec = f"{name}[{adapter.label}]" if adapter.label else name
+        adapter.selector = f"{name}[{adapter.label}]" if adapter.label else name
     return adapters
 
 
-def load_adapter(spec: str) -> Adapter:
+def load_adapter(selector: str) -> Adapter:
     """Exactly one adapter, for reproducers: 'torch', 'jax[x32]', 'pkg.mod:Name[label]'."""
-    adapters = resolve(spec)
+    adapters = resolve(selector)
     if len(adapters) != 1:
-        raise AdapterError(f"{spec!r} names {len(adapters)} configs; add one of {[a.id for a in adapters]}")
+        raise AdapterError(
+            f"{selector!r} names {len(adapters)} configs; add one of {[a.id for a in adapters]}"
+        )
     return adapters[0]

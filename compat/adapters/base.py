@@ -102,7 +102,7 @@ class Adapter:
             choices = ", ".join(f"{self.name}[{c}]" for c in self.CONFIGS if c) or self.name
             raise AdapterError(f"unknown config {label!r} for backend {self.name!r} (choose from {choices})")
         self.label = label
-        self.spec = self.id  # how load_adapter finds this adapter again (set by resolve)
+        self.selector = self.id  # how load_adapter finds this adapter again (set by resolve)
         self.config = dict(self.CONFIGS[label])
         self._functions: dict[str, Any] = {}
         self._version: str | None = None

@@ -46,7 +46,7 @@ def run(args) -> int:
             )
             continue
         child = subprocess.run(
-            [sys.executable, "-c", LIST_DEVICES, adapter.spec], capture_output=True, text=True
+            [sys.executable, "-c", LIST_DEVICES, adapter.selector], capture_output=True, text=True
         )
         if child.returncode:
             lines = child.stderr.strip().splitlines()

@@ -28,7 +28,7 @@ class Casualty:
     cause: str  # crash, timeout or memory
     message: str  # how the process ended, for people
     case: object = None  # compat.core.case.Case of the call in flight, if the process was in one
-    adapter: str = ""  # the adapter spec that ran it
+    adapter: str = ""  # the adapter selector that ran it (load_adapter reads it)
     attempts: int = 1  # runs of the spec that died
 
     @property

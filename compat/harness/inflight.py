@@ -83,9 +83,9 @@ class Note:
         encoded = spec.encode()[: SPEC_FIELD - 1]
         self.map[HEADER.size : HEADER.size + SPEC_FIELD] = encoded + b"\0" * (SPEC_FIELD - len(encoded))
 
-    def begin(self, case, adapter_spec: str, device: str | None) -> None:
+    def begin(self, case, adapter_selector: str, device: str | None) -> None:
         try:
-            payload = pickle.dumps((case, adapter_spec, device), protocol=pickle.HIGHEST_PROTOCOL)
+            payload = pickle.dumps((case, adapter_selector, device), protocol=pickle.HIGHEST_PROTOCOL)
         except Exception:  # an argument that does not pickle: the spec is still known
             payload = b""
         if len(payload) > SIZE - HEADER.size - SPEC_FIELD:

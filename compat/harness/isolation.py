@@ -65,7 +65,7 @@ class Isolation:
         self.call_limit, self.memory_limit = call_limit, memory_limit
         self.children: dict[
             str, tuple[subprocess.Popen, Any]
-        ] = {}  # adapter spec -> child, file of its stderr
+        ] = {}  # adapter selector -> child, file of its stderr
         self.outcomes: dict[tuple[str, bytes], Outcome] = {}  # a repeated call (shrinking) is not run again
 
     def run(
@@ -81,26 +81,26 @@ class Isolation:
         with the plug-in ``fault`` (name, seed) switched on there as it is here, within
         ``limit`` seconds (default: the per-call limit)."""
         request = pickle.dumps((case, device, fault, mode))
-        key = (adapter.spec, request)
+        key = (adapter.selector, request)
         if key not in self.outcomes:
-            self.outcomes[key] = self.call(adapter.spec, request, limit or self.call_limit)
+            self.outcomes[key] = self.call(adapter.selector, request, limit or self.call_limit)
         return self.outcomes[key]
 
-    def call(self, spec: str, request: bytes, limit: float) -> Outcome:
-        if spec not in self.children or self.children[spec][0].poll() is not None:
+    def call(self, selector: str, request: bytes, limit: float) -> Outcome:
+        if selector not in self.children or self.children[selector][0].poll() is not None:
             errors = tempfile.TemporaryFile()  # a file: a pipe nobody reads could fill up and block the child
             child = subprocess.Popen(
-                [sys.executable, "-m", "compat.harness.isolation", spec],
+                [sys.executable, "-m", "compat.harness.isolation", selector],
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=errors,
                 preexec_fn=limit_files,
             )
-            self.children[spec] = child, errors
+            self.children[selector] = child, errors
             ready = self.answer(child, errors, START_LIMIT)
             if isinstance(ready, Outcome):
                 return ready
-        child, errors = self.children[spec]
+        child, errors = self.children[selector]
         since = os.fstat(errors.fileno()).st_size  # what the child prints from here on is the call's
         try:
             send(child.stdin, request)
@@ -187,7 +187,7 @@ def death_notice(returncode: int, stderr: str) -> str:
     return f"{how}: {cause[-200:]}" if cause else how
 
 
-def child(spec: str) -> None:
+def child(selector: str) -> None:
     """Serve calls for one adapter until stdin closes."""
     from compat.adapters import load_adapter
     from compat.devices import DeviceBuildError
@@ -197,7 +197,7 @@ def child(spec: str) -> None:
         send,
     )  # this module runs as __main__; use the importable one
 
-    adapter = load_adapter(spec)
+    adapter = load_adapter(selector)
     try:
         if adapter.plugin is not None:
             adapter.plugin.prepare()  # a device under test must exist here too (cached build)

@@ -82,7 +82,7 @@ def reproducer(
         scope = adapter.scope_source(on) if on else None
         lines += [scope, "    " + show] if scope else [show]
     if not native:
-        lines.append(f"backend = load_adapter({backend.spec!r})")
+        lines.append(f"backend = load_adapter({backend.selector!r})")
         if case.program is not None:
             lines.append(f"device = {device!r}")
             lines.append(case.program.source(None, "f"))

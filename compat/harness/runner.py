@@ -39,7 +39,7 @@ class Runner:
             args = case.args if case.program is None else (case.program.bind(adapter, device), *case.args)
             note = self.session.note
             if note is not None:
-                note.begin(case, adapter.spec, device)
+                note.begin(case, adapter.selector, device)
             try:
                 # eager as the protocol had it before modes (adapters that override call keep working)
                 return adapter.call(
@@ -54,7 +54,7 @@ class Runner:
     def isolated(self, adapter: Adapter, case: Case, device: str | None, mode: str) -> Outcome:
         """The call in a child process; an operation that hung there before gets less time."""
         isolation = self.session.isolation
-        hung = (adapter.spec, case.op) in self.hung
+        hung = (adapter.selector, case.op) in self.hung
         outcome = isolation.run(
             adapter,
             case,
@@ -64,7 +64,7 @@ class Runner:
             limit=min(HUNG_AGAIN, isolation.call_limit) if hung else None,
         )
         if outcome.error_category == "timeout":
-            self.hung.add((adapter.spec, case.op))
+            self.hung.add((adapter.selector, case.op))
         return outcome
 
 
