@@ -47,7 +47,7 @@ class InFlight:
         return {IN_CALL: "crash", TIMED_OUT: "timeout", OUT_OF_MEMORY: "memory"}.get(self.state, "")
 
     def case(self):
-        """(case, adapter spec, device) of the call in flight, or None."""
+        """(case, adapter selector, device) of the call in flight, or None."""
         try:
             return pickle.loads(self.payload) if self.payload else None
         except Exception:  # a note cut short, or a class that no longer unpickles
