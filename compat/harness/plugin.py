@@ -10,6 +10,7 @@ and prints the summary.
 from __future__ import annotations
 
 import datetime
+import fnmatch
 import gc
 import json
 import os
@@ -21,7 +22,6 @@ from pathlib import Path
 
 import hypothesis
 import pytest
-from _pytest.python import path_matches_patterns  # pytest's own test of python_files, for collection
 from hypothesis import HealthCheck, Phase, settings
 
 from compat import adapters
@@ -407,10 +407,24 @@ def pytest_collect_file(file_path, parent):
         and not file_path.name.startswith("_")
         and file_path.parts[-3:-1] == ("compat", "specs")
         and not parent.session.isinitpath(file_path)
-        and not path_matches_patterns(file_path, parent.config.getini("python_files"))
+        and not taken_by_pytest(file_path, parent.config.getini("python_files"))
     ):
         return pytest.Module.from_parent(parent, path=file_path)
     return None
+
+
+def taken_by_pytest(path: Path, python_files: list[str]) -> bool:
+    """Whether pytest's own collector takes ``path`` by the python_files patterns, matched as
+    pytest matches them (a pattern without a separator against the file's name, one with a
+    separator against the end of its path); pytest's function for it is private."""
+    for pattern in python_files:
+        if os.sep not in pattern:
+            taken = fnmatch.fnmatch(path.name, pattern)
+        else:
+            taken = fnmatch.fnmatch(str(path), pattern if os.path.isabs(pattern) else f"*{os.sep}{pattern}")
+        if taken:
+            return True
+    return False
 
 
 @pytest.hookimpl(tryfirst=True)
