@@ -5,11 +5,23 @@ with its results (and Hypothesis database) under tmp."""
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 import textwrap
 
 import pytest
 
-from tests.helpers import Jobs, checks_record, divergence_record, nonempty_lines, output, run, run_pytest
+from tests.helpers import (
+    REPO,
+    Jobs,
+    checks_record,
+    divergence_record,
+    nonempty_lines,
+    output,
+    run,
+    run_pytest,
+)
 
 pytestmark = pytest.mark.xdist_group("cli-errors")  # one worker: the module's fixtures are made once
 
@@ -186,3 +198,21 @@ def test_report_skips_a_malformed_line_and_reports_the_rest(jobs, malformed_resu
 
 def test_report_with_a_malformed_registry(jobs, tmp):
     assert_one_line_error(jobs["report-bad-registry"], "no-reason-here", code=2)
+
+
+def test_a_report_whose_reader_went_away_ends_without_a_traceback(tmp):
+    """``python -m compat report | head``: the reader closes the pipe (here before the first write)."""
+    reader, writer = os.pipe()
+    os.close(reader)
+    try:
+        process = subprocess.run(
+            [sys.executable, "-m", "compat", "report", "fixtures/results"],
+            cwd=REPO,
+            stdout=writer,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=120,
+        )
+    finally:
+        os.close(writer)
+    assert process.returncode == 1 and "Traceback" not in process.stderr, process.stderr

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 
 from compat import adapters
@@ -58,3 +59,6 @@ def main(argv: list[str] | None = None) -> int:
     except USER_ERRORS as error:
         print(f"compat {args.command}: {error}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # `python -m compat report | head`: the reader has what it wanted
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no error at exit's flush
+        return 1

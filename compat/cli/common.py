@@ -8,7 +8,7 @@ import json
 import sys
 from pathlib import Path
 
-from compat.harness.plugin import DEFAULT_REGISTRY
+from compat.harness.plugin import DEFAULT_REGISTRY, DEFAULT_RESULTS
 from compat.results import records, registry, store
 
 
@@ -34,6 +34,18 @@ def positive(text: str) -> int:
 def natural(text: str) -> int:
     """argparse type: a whole number of at least 0."""
     return whole(text, 0)
+
+
+def add_run_arguments(parser: argparse.ArgumentParser) -> None:
+    """The results directory and the run in it that ``chosen_run`` reads."""
+    parser.add_argument(
+        "results",
+        nargs="?",
+        default=DEFAULT_RESULTS,
+        metavar="DIR",
+        help=f"results directory (default: {DEFAULT_RESULTS})",
+    )
+    parser.add_argument("--run", default=None, metavar="ID", help="run id (default: the latest run in DIR)")
 
 
 def chosen_run(args, command: str) -> tuple[records.Run, records.Loaded]:

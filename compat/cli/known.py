@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from compat.cli.common import UsageError, chosen_run
-from compat.harness.plugin import DEFAULT_RESULTS
+from compat.cli.common import UsageError, add_run_arguments, chosen_run
 from compat.results import records
 
 HELP = "registry entries and examples from a run's records"
@@ -21,14 +20,7 @@ DESCRIPTION = (
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("action", choices=("add", "examples"))
-    parser.add_argument(
-        "results",
-        nargs="?",
-        default=DEFAULT_RESULTS,
-        metavar="DIR",
-        help=f"results directory (default: {DEFAULT_RESULTS})",
-    )
-    parser.add_argument("--run", default=None, metavar="ID", help="run id (default: the latest run in DIR)")
+    add_run_arguments(parser)
     parser.add_argument(
         "--backend", default=None, metavar="ID", help="add: only this backend id (or id@device)"
     )

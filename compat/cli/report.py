@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from compat.cli.common import shown_report
-from compat.harness.plugin import DEFAULT_RESULTS
+from compat.cli.common import add_run_arguments, shown_report
 
 HELP = "print the divergence report of a results directory"
 DESCRIPTION = (
@@ -16,15 +15,8 @@ DESCRIPTION = (
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "results",
-        nargs="?",
-        default=DEFAULT_RESULTS,
-        metavar="DIR",
-        help=f"results directory (default: {DEFAULT_RESULTS})",
-    )
+    add_run_arguments(parser)
     parser.add_argument("--format", choices=("text", "json"), default="text")
-    parser.add_argument("--run", default=None, metavar="ID", help="run id (default: the latest run in DIR)")
     parser.add_argument(
         "--registry",
         default=None,
