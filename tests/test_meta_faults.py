@@ -5,13 +5,15 @@ divergence). Registered through the public path ``--adapter compat.adapters.brok
 each runs on its spec (narrowed as it says) beside the others of its child run, in strict
 mode with the shipped registry (which must not hide these bugs), and must be recorded there
 as a new divergence of its op and kind, named by the failing run, with a reproducer that shows
-it. The faults share three child runs (one per way they run) and their reproducers one
-interpreter per run. And NumPy checked against itself gives no divergence at all.
+it and prints what the record says each side gave. The faults share three child runs (one per
+way they run) and their reproducers one interpreter per run. And NumPy checked against itself
+gives no divergence at all.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import re
 
 import numpy as np
@@ -58,13 +60,12 @@ def caught(records_: list[dict], fault) -> list[dict]:
     ]
 
 
-def reproduce(found: list[dict], tmp) -> dict[str, str]:
-    """Per fault, what the reproducer of its simplest caught record printed: all of them run in
-    one interpreter (each starts a framework: seconds), each with its own namespace."""
+def reproduce(found: list[dict], tmp) -> dict[str, tuple[dict, str]]:
+    """Per fault, its simplest caught record and what that record's reproducer printed: all of
+    them run in one interpreter (each starts a framework: seconds), each with its own namespace."""
     # the shortest reproducer of each fault wins: it is set last
-    chosen = {
-        r["backend"]["name"]: r["reproducer"] for r in sorted(found, key=lambda r: -len(r["reproducer"]))
-    }
+    simplest = {r["backend"]["name"]: r for r in sorted(found, key=lambda r: -len(r["reproducer"]))}
+    chosen = {name: record["reproducer"] for name, record in simplest.items()}
     driver = (
         "import contextlib, io, json, sys, traceback\n"
         "shown = {}\n"
@@ -81,7 +82,8 @@ def reproduce(found: list[dict], tmp) -> dict[str, str]:
     (tmp / "reproducers.json").write_text(json.dumps(chosen))
     process = run(["-c", driver, str(tmp / "reproducers.json")], tmp)
     assert process.returncode == 0, output(process)
-    return json.loads(process.stdout.splitlines()[-1])
+    shown = json.loads(process.stdout.splitlines()[-1])
+    return {name: (record, shown[name]) for name, record in simplest.items()}
 
 
 @pytest.fixture(scope="module")
@@ -146,7 +148,7 @@ def test_every_fault_declares_where_it_is_caught():
 def test_fault_is_caught_by_its_declared_spec_op_and_kind(runs, fault):
     if not fault.is_available():
         pytest.skip(f"needs {fault.requires}")
-    process, found, shown = runs[run_of(fault)]
+    process, found, reproduced = runs[run_of(fault)]
     text = output(process)
     mine = [r for r in found if r["backend"]["name"] == fault.name]
     assert caught(found, fault), f"{fault.catch} not among {[(r['spec'], r['op'], r['kind']) for r in mine]}"
@@ -158,9 +160,48 @@ def test_fault_is_caught_by_its_declared_spec_op_and_kind(runs, fault):
     assert re.search(
         rf"{fault.name}\S*(?: vs \S+)? \S+ \[{fault.catch.kind}\] {fault.catch.op}\(", process.stdout
     ), text
-    # its reproducer shows the reference and the fault disagreeing
-    lines = [line.split(": ", 1) for line in shown[fault.name].splitlines() if ": " in line]
-    assert "FAILED" not in shown[fault.name] and len({value for _, value in lines}) > 1, shown[fault.name]
+    # its reproducer shows the reference and the fault disagreeing, as its record says they do
+    record, shown = reproduced[fault.name]
+    lines = [line.split(": ", 1) for line in shown.splitlines() if ": " in line]
+    assert "FAILED" not in shown and len({value for _, value in lines}) > 1, shown
+    (_, reference), *_, (_, result) = lines  # the reference's line first, the fault's last
+    assert agrees(reference, record["expected"]), (reference, record["expected"], shown)
+    assert agrees(result, record["actual"]), (result, record["actual"], shown)
+
+
+def agrees(printed: str, outcome: dict) -> bool:
+    """Whether a reproducer's printed outcome is the recorded one (compat.core.outcome.to_json):
+    the same error type when raised, else the same dtype, shape (where printed) and values.
+    A line is the reproducer's show() (``dtype tolist()``) or compat's describe()
+    (``dtype[shape] [flat values, ... (N values)]``); a record keeps the first 64 values."""
+    raised = re.match(r"raised (\w+)", printed)
+    if "error" in outcome or raised:
+        return bool(raised) and "error" in outcome and outcome["error"]["type"].endswith("." + raised[1])
+    if "values" not in outcome or printed.startswith(("(", "tuple ")):
+        # several results (a gradient per input, in the framework's rounded repr) or no values:
+        # only that it did not raise can be compared
+        return True
+    dtype, shape, values = re.fullmatch(r"(?:torch\.)?(\w+)(?:\[([\d, ]*)\])? (.*)", printed).groups()
+    elided = re.search(r", \.\.\. \((\d+) values\)\]$", values)
+    printed_values = [number(v) for v in NUMBER.findall(values[: elided.start() if elided else None])]
+    recorded = [number(v) for v in np.ravel(outcome["values"]).tolist()]  # a complex value: [re, im]
+    per_value = 2 if "complex" in dtype else 1
+    size = int(elided[1]) if elided else len(printed_values) // per_value
+    common = min(len(printed_values), len(recorded))
+    return (
+        dtype == outcome["dtype"]
+        and shape in (None, ", ".join(map(str, outcome["shape"])))
+        and size == math.prod(outcome["shape"])
+        and printed_values[:common] == recorded[:common]
+    )
+
+
+NUMBER = re.compile(r"[-+]?(?:\d+(?:\.\d*)?(?:e[-+]?\d+)?|nan|inf)|True|False")
+
+
+def number(value) -> str:
+    """A printed or recorded value as one text: NaN, infinities and -0.0 included."""
+    return repr(float({"True": 1, "False": 0}.get(value, value)))
 
 
 @pytest.mark.parametrize("seed", SEEDS)

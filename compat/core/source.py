@@ -110,6 +110,17 @@ def has_nan_payload(array: np.ndarray) -> bool:
     return bool((((bits & ~sign) > infinity) & (bits != plain)).any())
 
 
+def globals_used(fn) -> dict:
+    """The module globals ``fn`` uses, its nested code (a generator expression, an inner
+    function) included: inspect.getclosurevars sees only fn's own code."""
+    codes, names = [fn.__code__], set()
+    while codes:
+        code = codes.pop()
+        names.update(code.co_names)
+        codes += [c for c in code.co_consts if isinstance(c, types.CodeType)]
+    return {name: fn.__globals__[name] for name in names if name in fn.__globals__}
+
+
 def function_source(*functions, rename: dict[str, str] | None = None) -> str:
     """The definitions of ``functions`` and of what they use from their own modules
     (helper functions, constants), each once and each name in ``rename`` replaced, so
@@ -120,7 +131,7 @@ def function_source(*functions, rename: dict[str, str] | None = None) -> str:
         if fn in needed:
             return
         needed.append(fn)
-        for name, value in inspect.getclosurevars(fn).globals.items():
+        for name, value in globals_used(fn).items():
             if isinstance(inspect.unwrap(value), types.FunctionType) and inspect.getmodule(value) is module:
                 visit(inspect.unwrap(value), module)
             elif isinstance(value, (int, float, str, bool)):
