@@ -19,14 +19,15 @@ pytestmark = [pytest.mark.xdist_group("patches"), pytest.mark.slow]  # one worke
 FAMILIES = ("promotion", "broadcasting", "indexing", "numerics", "gradients", "placement")
 # one spec of each family on what the speed patches touch: torch.compile's row, and JAX's jit row
 # (which runs eager JAX too, as its reference); placement on JAX's virtual second CPU. Promotion
-# on JAX only: torch.compile's dtype tables take 15-30 s each (a compilation per dtype pair). JAX's
-# eager rows of promotion and indexing diverge from NumPy (the jit rows agree with them)
+# on JAX only: torch.compile's dtype tables take 15-30 s each (a compilation per dtype pair), and
+# broadcasting too (a compilation per shape pair: half of this sample's time). JAX's eager rows of
+# promotion and indexing diverge from NumPy (the jit rows agree with them)
 SAMPLE = {
     "promotion": [
         "test_binary_operation_on_every_pair_of_dtypes[jax[x64]-multiply]",
         "test_binary_operation_on_every_pair_of_dtypes[jax[x64]~jit-multiply]",
     ],
-    "broadcasting": ["test_elementwise_operands_broadcast[{}-second lower-add]"],
+    "broadcasting": ["test_elementwise_operands_broadcast[jax[x64]~jit-second lower-add]"],
     "indexing": ["test_basic_indexing[{}]", "test_basic_indexing[jax[x64]]"],
     "numerics": ["test_arithmetic_rounds_to_nearest[{}-multiply]"],
     "gradients": ["test_gradient_of_random_programs[{}-float32]"],
