@@ -38,10 +38,9 @@ from compat.adapters import AdapterError, BackendMissing
 from compat.results import records
 from compat.results.report import table
 from compat.specs import DIRECTORY as SPECS
-from compat.specs import ROOTDIR
+from compat.specs import FAMILIES, ROOTDIR
 
 BROKEN = "compat.adapters.broken"
-FAMILIES = ("promotion", "broadcasting", "indexing", "gradients", "placement", "numerics")
 # per family: what else its runs need (gradients: the default device only; placement:
 # the devices under test only, compat's reference plug-ins; promotion: the faults' default
 # execution modes, for a rule broken only when a call is traced; the others: eager only)

@@ -4,6 +4,17 @@ from pathlib import Path
 
 DIRECTORY = str(Path(__file__).resolve().parent)
 
+# the families, in the order reports list them: each is compat/specs/<family>.py, and a
+# deliberately broken adapter (compat.adapters.broken) names the one that must catch it
+FAMILIES = (
+    "promotion",
+    "broadcasting",
+    "indexing",
+    "numerics",
+    "gradients",
+    "placement",
+)
+
 # pytest's rootdir where compat runs its specs (survey, selftest, detect, bench): the folder
 # that holds the package (the checkout, or site-packages), so that node ids read
 # compat/specs/x.py::... installed or not
