@@ -17,6 +17,20 @@ COMPLEX = ("complex64", "complex128")
 FLOATING = REAL_FLOAT + COMPLEX
 ALL = BOOL + INTEGER + FLOATING
 
+# the standard's data type categories ("x: should have a real-valued floating-point data type"):
+# what an operation's array arguments take (Op.takes)
+CATEGORIES = {
+    "any": ALL,
+    "boolean": BOOL,
+    "integer": INTEGER,
+    "integer or boolean": INTEGER + BOOL,
+    "numeric": INTEGER + FLOATING,
+    "real-valued": INTEGER + REAL_FLOAT,
+    "real-valued floating-point": REAL_FLOAT,
+    "complex floating-point": COMPLEX,
+    "floating-point": FLOATING,
+}
+
 
 def bfloat16():
     """NumPy has no bfloat16; ml_dtypes provides the one JAX and TensorFlow use."""

@@ -86,6 +86,11 @@ class Op:
     example: tuple = ()  # arguments to show and test it with (a transform's function is the test's)
     example_kwargs: tuple = ()  # (name, value) pairs
     standard: str = ""  # the 2025.12 standard's name where NumPy's differs ("pow" for power)
+    takes: str = (
+        "any"  # the dtype category of its array arguments, in the standard's words (dtypes.CATEGORIES)
+    )
+    data_dependent: bool = False  # the result's shape depends on the values (nonzero, unique_*)
+    unique: bool = True  # one right answer: an unstable argsort's, or an eigenvector's, is not
 
     @property
     def accumulates(self) -> bool:

@@ -1,0 +1,27 @@
+"""The table of operations (compat/core/table/) against the standard's list of functions
+(compat/core/standard.py): names, aliases and facts that other code relies on."""
+
+from compat.core import dtypes, ops, standard
+
+
+def test_operation_names_are_unique_and_aliases_name_functions_of_the_standard():
+    assert len(ops.OPS) == len(ops.TABLE)
+    for op in ops.TABLE:
+        if op.standard:
+            assert op.standard != op.name, op.name
+            section, _, name = op.standard.rpartition(".")
+            known = standard.EXTENSIONS[section] if section else standard.FUNCTIONS
+            assert name in known, op.name
+
+
+def test_no_function_of_the_standard_is_declared_twice():
+    declared = [op.standard_name for op in ops.TABLE if op.standard_name in standard.FUNCTIONS]
+    assert len(declared) == len(set(declared))
+
+
+def test_the_standard_has_135_functions_in_its_main_namespace():
+    assert len(standard.FUNCTIONS) == len(set(standard.FUNCTIONS)) == 135
+
+
+def test_every_operation_takes_a_category_of_the_standard():
+    assert all(op.takes in dtypes.CATEGORIES for op in ops.TABLE)
