@@ -6,7 +6,7 @@ import argparse
 
 HELP = "print the table of operations and each installed backend's support"
 DESCRIPTION = (
-    "compat's table of operations (compat/core/ops.py): each operation's NumPy "
+    "compat's table of operations (compat/core/table/): each operation's NumPy "
     "signature and facts, and for each installed backend whether its adapter maps "
     "it (yes) or declares it unsupported (no, with the reason below the table)."
 )
