@@ -19,7 +19,7 @@ from compat.harness.casualties import Casualty
 from compat.harness.inflight import Note
 from compat.harness.isolation import Isolation
 from compat.harness.ledger import Ledger
-from compat.harness.references import ByFiniteDifferences, Framework, InMode, NumPy, OnDevice
+from compat.harness.references import ByFiniteDifferences, Framework, InMode, NumPy, OnDevice, OwnAnswer
 from compat.harness.runner import Runner, timed
 from compat.harness.surveys import Surveys
 from compat.judge import judge
@@ -37,6 +37,24 @@ class Session:
     isolation: Isolation = field(default_factory=Isolation)  # child processes outlive one spec
     note: Note | None = None  # the call in flight, for whoever watches this process
     seed: int = 0  # of faults and of exhaustive-table samples
+
+
+def own_answer(checker: Checker, op: str, *args, against: tuple) -> Outcome:
+    """``xp.check_itself``: run ``op(*args)`` on the backend and compare its answer with the
+    backend's own answer to the same question asked another way: the dtype of ``against`` (an
+    operation and its arguments; reference ``itself:<operation>``), as ``result_type(A, B)``
+    against ``add(a, b)``."""
+    case, question = Case(op, args), Case(against[0], against[1:])
+    ledger = checker.ledger
+    unsupported = ledger.declared_unsupported(op) or ledger.declared_unsupported(question.op)
+    if unsupported is not None:
+        return unsupported
+    ledger.count_example()
+    actual = checker.runner.call(checker.backend, case, checker.device, checker.mode)
+    itself = OwnAnswer(checker.backend, question, checker.runner, checker.device, checker.mode)
+    ledger.cases[op] += 1
+    ledger.enter(judge(itself, case, actual, ledger.note_once))
+    return actual
 
 
 class Checker:
@@ -100,6 +118,8 @@ class Checker:
     def check_exact(self, op: str, *args, **kwargs) -> Outcome:
         """Like check, bit for bit (copies, conversions: -0.0, NaN payloads and subnormals must survive)."""
         return self._judged(Case(op, args, kwargs, exact=True))
+
+    check_itself = timed(own_answer)  # op(*args) against the backend's own answer (see own_answer)
 
     @timed
     def check_gradient(self, transform: str, program: Program, *args: np.ndarray) -> Outcome:
