@@ -11,9 +11,12 @@ from compat.core.case import Case
 from compat.core.dtypes import DType
 from compat.core.outcome import Outcome
 from compat.core.parse import case_from_source
+from compat.harness.found import Found
+from compat.harness.ledger import example_of
 from compat.harness.references import OwnAnswer
 from compat.harness.reproducer import reproducer
 from compat.judge import judge, oracle
+from compat.results import registry
 from tests.helpers import output, run
 
 NUMPY = NumpyAdapter()
@@ -101,3 +104,14 @@ def test_the_reproducer_of_a_result_type_against_its_own_add_prints_both(tmp_pat
     add, result_type = process.stdout.splitlines()
     assert add.startswith("numpy ") and " add: " in add and add.endswith("int16 [3]"), add
     assert " add" not in result_type and result_type.endswith("int16"), result_type
+
+
+def test_an_example_against_the_backends_own_answer_keeps_its_question_and_replays_it():
+    case, itself, verdict = own_answer(Int8Uint8AddsToInt8())
+    found = Found(case, verdict.expected, verdict.actual, verdict.mismatches, [None], itself)
+    example = example_of(found)
+    assert example["against"] == "add(x0, x1)" and set(example["inputs"]) == {"x0", "x1"}
+    entry = registry.load(registry.DEFAULT).by_id()["torch-result-type-of-unsigned-types-add-cannot-compute"]
+    (replayed,) = entry.examples
+    assert replayed.case().op == "result_type" and replayed.question().op == "add"
+    assert [a.dtype.name for a in replayed.question().args] == ["uint16", "uint16"]

@@ -192,21 +192,28 @@ class Checker:
                 if example.family == family and example.replays_on(self.backend_info, self.device):
                     before = ledger.matched[entry.id]
                     case = example.case()
-                    self.replay(case)
+                    self.replay(case, example.question())
                     status = "reproduced" if ledger.matched[entry.id] > before else "fixed"
                     ledger.replays.append((entry.id, case, status))
         return len(ledger.replays)
 
-    def replay(self, case: Case | None) -> None:
+    def replay(self, case: Case | None, question: Case | None = None) -> None:
         """Check a case rebuilt from a record as its spec checked it (outside Hypothesis,
         so a divergence is kept, never raised): a casualty's, the case a previous run of this
-        spec died in, first (its call in a child process now)."""
-        if case is None:
-            return
-        if case.program is not None:
-            self.check_gradient(case.op, case.program, *case.args)
-        else:
-            self._judged(case)
+        spec died in, first (its call in a child process now). See ``replayed``."""
+        if case is not None:
+            replayed(self, case, question)
+
+
+def replayed(checker: Checker, case: Case, question: Case | None) -> None:
+    """A replayed case, checked as its record was: against the backend's own answer to
+    ``question`` (check_itself), a gradient's program, or against NumPy."""
+    if question is not None:
+        checker.check_itself(case.op, *case.args, against=(question.op, *question.args))
+    elif case.program is not None:
+        checker.check_gradient(case.op, case.program, *case.args)
+    else:
+        checker._judged(case)
 
 
 def backend_info(adapter: Adapter) -> records.Backend:
