@@ -86,6 +86,8 @@ class TorchAdapter(Adapter):
             "not yet on compat's apu device"
         ),
         **{op: f"ops.{op}" for op in FUNCTIONS},
+        # -- elementwise --
+        "bitwise_invert": "torch.bitwise_not",
     }
     plugin = TorchApu()  # compat's reference PrivateUse1 device, "apu" (compat/devices/torch_apu.cpp)
     MODES = {
