@@ -24,7 +24,7 @@ from compat.core.strategies import (
 # every elementwise operation of two arrays; one arithmetic, one selecting and one comparison at
 # full size, the others with a share of the examples
 ELEMENTWISE = operation_params(
-    ops.select(elementwise=True, arity=2), ops.names("add", "multiply", "maximum", "less"), share=0.2
+    ops.elementwise_functions(arity=2), ops.names("add", "multiply", "maximum", "less"), share=0.2
 )
 MAX_DIMS = 6
 MAX_SIDE = 3

@@ -30,14 +30,11 @@ from compat.core.strategies import (
 )
 
 FLOATS = dtypes.REAL_FLOAT
-# every elementwise function of one or two real floats (the selections where and clip aside)
+# every elementwise function of the standard taking real floats (clip, of three arrays, aside)
 FUNCTIONS = [
-    op.name
-    for op in ops.TABLE
-    if op.elementwise
-    and op.arity in (1, 2)
-    and op.group != "selection"
-    and set(FLOATS) & set(dtypes.CATEGORIES[op.takes])
+    op
+    for op in ops.elementwise_functions()
+    if ops.get(op).arity in (1, 2) and set(FLOATS) & set(dtypes.CATEGORIES[ops.get(op).takes])
 ]
 # at full size: one of each kind beyond the six operations the placement family feeds special
 # values to (float32/float64 only there); the others with a share of the examples

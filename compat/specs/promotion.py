@@ -25,8 +25,8 @@ from compat.core.strategies import (
 )
 
 # every elementwise operation of two arrays (of one), each on the dtypes its standard category takes
-BINARY = ops.select(elementwise=True, arity=2)
-UNARY = ops.select(elementwise=True, arity=1)
+BINARY = ops.elementwise_functions(arity=2)
+UNARY = ops.elementwise_functions(arity=1)
 SHIFTS = ops.names("bitwise_left_shift", "bitwise_right_shift")
 
 # Operands of the exhaustive tables: values every dtype holds, divisors that
