@@ -21,11 +21,9 @@ from compat.core.strategies import (
     ranked_broadcastable_shapes,
 )
 
-# every elementwise operation of two arrays; one arithmetic, one selecting and one comparison at
-# full size, the others with a share of the examples
-ELEMENTWISE = operation_params(
-    ops.elementwise_functions(arity=2), ops.names("add", "multiply", "maximum", "less"), share=0.2
-)
+ELEMENTWISE = ops.names("add", "multiply", "maximum", "less")  # one arithmetic, one selecting, one comparison
+# every other elementwise function of two arrays, with a share of the examples
+EVERY_OTHER = [op for op in ops.elementwise_functions(arity=2) if op not in ELEMENTWISE]
 MAX_DIMS = 6
 MAX_SIDE = 3
 
@@ -80,15 +78,27 @@ def ranked_shapes(num_shapes, ranks):
     )
 
 
+def check_two_operands(xp, op: str, ranks: str, data) -> None:
+    shapes = data.draw(ranked_shapes(2, ranks), label="shapes")
+    dtype = exact_dtype(op)
+    a, b = (data.draw(exact_arrays(s, dtype), label=f"operand {i}") for i, s in enumerate(shapes))
+    xp.check(op, a, b)
+
+
 @pytest.mark.parametrize("op", ELEMENTWISE)
 @input_classes("ranks", RANK_RELATIONS[2])
 @given(data=st.data())
 def test_elementwise_operands_broadcast(xp, op, ranks, data):
     """op(a, b) has shape broadcast(a.shape, b.shape) and NumPy's values, whichever operand has the lower rank."""
-    shapes = data.draw(ranked_shapes(2, ranks), label="shapes")
-    dtype = exact_dtype(op)
-    a, b = (data.draw(exact_arrays(s, dtype), label=f"operand {i}") for i, s in enumerate(shapes))
-    xp.check(op, a, b)
+    check_two_operands(xp, op, ranks, data)
+
+
+@pytest.mark.parametrize("op", operation_params(EVERY_OTHER, (), share=0.2))
+@given(data=st.data())
+def test_every_elementwise_function_broadcasts(xp, op, data):
+    """The same for every other elementwise function of two arrays (shifts, logical and bitwise
+    operations, atan2, hypot, ...), each drawing which operand has the lower rank."""
+    check_two_operands(xp, op, data.draw(st.sampled_from(list(RANK_RELATIONS[2])), label="ranks"), data)
 
 
 @pytest.mark.parametrize("op", ops.names("where", "clip"))

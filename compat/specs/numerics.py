@@ -1,17 +1,14 @@
 """Numerics: special values, integer limits and rounding, judged in ULPs.
 
-The other families draw moderate values on purpose (promotion specs are about
-dtypes, not overflow). These specs feed each operation the values where
-frameworks really differ: NaN, infinities, signed zeros, subnormals, the largest
-finite values, halves (rounding), and integers at their limits. The oracle
-judges them by the operation's bound (compat.judge.oracle): correctly rounded
-operations to the bit, the others within a few ULPs of a reference computed in
-wider precision. A backend whose CPU flushes subnormals to zero shows that under
-its own signature (``subnormal`` -> ``flushed``). Where NumPy itself leaves the
-result open (integer division by zero gives 0 with a warning, a float converted to
-an int it does not fit), the backends are surveyed instead of judged. Conversions
-(``astype``) run on fixed tables, one array per case, so that each pair of dtypes
-costs one call (and JAX one compilation) per case.
+The other families draw moderate values on purpose (promotion specs are about dtypes, not overflow). These
+specs feed each operation the values where frameworks really differ: NaN, infinities, signed zeros,
+subnormals, the largest finite values, halves (rounding), and integers at their limits. The oracle judges
+them by the operation's bound (compat.judge.oracle): correctly rounded operations to the bit, the others
+within a few ULPs of a reference computed in wider precision. A backend whose CPU flushes subnormals to
+zero shows that under its own signature (``subnormal`` -> ``flushed``). Where NumPy itself leaves the
+result open (integer division by zero gives 0 with a warning, a float converted to an int it does not
+fit), the backends are surveyed instead of judged. Conversions (``astype``) run on fixed tables, one array
+per case, so that each pair of dtypes costs one call (and JAX one compilation) per case.
 """
 
 import numpy as np
@@ -31,13 +28,10 @@ from compat.core.strategies import (
 
 FLOATS = dtypes.REAL_FLOAT
 # every elementwise function of the standard taking real floats (clip, of three arrays, aside)
-FUNCTIONS = [
-    op
-    for op in ops.elementwise_functions()
-    if ops.get(op).arity in (1, 2) and set(FLOATS) & set(dtypes.CATEGORIES[ops.get(op).takes])
-]
-# at full size: one of each kind beyond the six operations the placement family feeds special
-# values to (float32/float64 only there); the others with a share of the examples
+FUNCTIONS = [op for op in ops.elementwise_functions() if ops.get(op).arity in (1, 2)]
+FUNCTIONS = [op for op in FUNCTIONS if set(FLOATS) & set(dtypes.CATEGORIES[ops.get(op).takes])]
+# through every class of special values at full size: one of each kind beyond the six operations
+# the placement family feeds them to (float32/float64 only there)
 SAMPLE = ["exp", "log", "sqrt", "sin", "tanh", "sign", "floor", "round", "add", "multiply", "true_divide"]
 SAMPLE = ops.names(*SAMPLE, "floor_divide", "remainder", "power", "maximum", "minimum", "less", "equal")
 REDUCTIONS = ops.names("sum", "prod", "max", "min")
@@ -79,13 +73,7 @@ def integer_limits(name: str) -> list[int]:
     return sorted(v for v in {low, low + 1, high - 1, high, -1, 0, 1, 2} if low <= v <= high)
 
 
-@input_classes("values", CLASSES)
-@pytest.mark.parametrize("op", operation_params(FUNCTIONS, SAMPLE, share=0.3))
-@given(data=st.data())
-def test_elementwise_operations_on_special_values(xp, op, values, data):
-    """NaN, +-inf, +-0.0, subnormals, huge values and halves: the result NumPy gives (IEEE 754
-    and C99's special cases), rounded as the oracle demands. Each class of values is covered
-    on purpose: the first operand draws from it; a second draws from it or from every class."""
+def check_special_values(xp, op: str, values: str, data) -> None:
     dtype = data.draw(st.sampled_from(FLOATS), label="dtype")
     size = data.draw(st.sampled_from(SIZES), label="size")
     operands = [data.draw(arrays(dtype, (size,), elements=class_elements(dtype, values)), label="x0")]
@@ -93,6 +81,24 @@ def test_elementwise_operations_on_special_values(xp, op, values, data):
         either = st.one_of(class_elements(dtype, values), any_elements(dtype))
         operands.append(data.draw(arrays(dtype, (size,), elements=either), label="x1"))
     xp.check(op, *operands)
+
+
+@input_classes("values", CLASSES)
+@pytest.mark.parametrize("op", SAMPLE)
+@given(data=st.data())
+def test_elementwise_operations_on_special_values(xp, op, values, data):
+    """NaN, +-inf, +-0.0, subnormals, huge values and halves: the result NumPy gives (IEEE 754
+    and C99's special cases), rounded as the oracle demands. Each class of values is covered
+    on purpose: the first operand draws from it; a second draws from it or from every class."""
+    check_special_values(xp, op, values, data)
+
+
+@pytest.mark.parametrize("op", operation_params([f for f in FUNCTIONS if f not in SAMPLE], (), share=0.2))
+@given(data=st.data())
+def test_every_function_on_special_values(xp, op, data):
+    """The same for every other elementwise function of real floats (atan2, expm1, isnan, signbit,
+    nextafter, ...), with a share of the examples, each drawing its class of values."""
+    check_special_values(xp, op, data.draw(st.sampled_from(CLASSES), label="values"), data)
 
 
 def order_free_values(name: str, op: str) -> list[float]:
@@ -141,8 +147,7 @@ def ordinary_operands(name: str, arity: int, seed: int = 1) -> list[np.ndarray]:
 
 
 def in_domain(op: str, operands: list[np.ndarray]) -> list[np.ndarray]:
-    """The operand of a function of one float, each element where NumPy's result is NaN
-    replaced by its magnitude (sqrt of a negative number), so that the table is about rounding."""
+    """Each operand of a function of one float where NumPy's result is NaN by its magnitude (sqrt)."""
     if len(operands) != 1:
         return operands
     with np.errstate(all="ignore"):
@@ -195,7 +200,6 @@ def test_integer_division_by_zero_survey(xp):
 
 # every function whose accuracy math libraries publish (compat.core.ops.PUBLISHED_ULPS)
 ACCURACY = [op.name for op in ops.TABLE if op.ulps is not None]
-SURVEYED_BEFORE = ("exp", "log", "sin", "cos", "tanh", "power")  # their grids are their own (below)
 
 
 def finite_inputs(op: str, name: str) -> tuple[np.ndarray, ...]:
@@ -228,7 +232,7 @@ def finite_inputs(op: str, name: str) -> tuple[np.ndarray, ...]:
 def accuracy_inputs(op: str, name: str) -> tuple[np.ndarray, ...]:
     """The same inputs every run (seeded): half moderate values, half spread over the
     binades the function takes (where its result stays finite), rounded to ``name``."""
-    if op not in SURVEYED_BEFORE:
+    if op not in ("exp", "log", "sin", "cos", "tanh", "power"):  # grids of their own (below)
         return finite_inputs(op, name)
     rng = np.random.default_rng(0)
     info = dtypes.finfo(name)
