@@ -161,12 +161,16 @@ def test_dtype_inferred_for_python_literal(xp, literal):
 
 
 def unary_dtypes(op: str) -> list[str]:
-    """The dtypes of op's category; for a function of floats, bools and integers too: NumPy computes
-    them in the float its promotion gives (float16 for bool and int8), where the standard leaves
-    the result to the library."""
-    takes = ops.get(op).takes
-    extra = dtypes.BOOL + dtypes.INTEGER if takes == "floating-point" else ()
-    return in_category(takes) + [n for n in extra if n in dtypes.available()]
+    """The real dtypes of op's category (complex ones for the complex functions real, imag, conj:
+    the exactness facts of the others are their real results'); for a function of floats, bools
+    and integers too: NumPy computes them in the float its promotion gives (float16 for bool and
+    int8), where the standard leaves the result to the library."""
+    declared = ops.get(op)
+    real = dtypes.BOOL + dtypes.INTEGER + dtypes.REAL_FLOAT
+    extra = dtypes.BOOL + dtypes.INTEGER if declared.takes == "floating-point" else ()
+    return in_category(declared.takes, None if declared.group == "complex" else real) + [
+        n for n in extra if n in dtypes.available()
+    ]
 
 
 @pytest.mark.parametrize(
