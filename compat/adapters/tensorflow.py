@@ -47,6 +47,14 @@ class TensorflowAdapter(Adapter):
         # the data type functions (issue 31)
         "can_cast": unsupported("tf.experimental.numpy has no can_cast"),
         "isdtype": unsupported("tf.experimental.numpy has no isdtype (the standard's and NumPy 2's)"),
+        # -- elementwise: the standard's functions tnp spells as NumPy 1 did, or lacks --
+        **{op: f"tnp.arc{op[1:]}" for op in ("acos", "acosh", "asin", "asinh", "atan", "atan2", "atanh")},
+        "bitwise_invert": "tnp.bitwise_not",
+        "trunc": "tnp.fix",  # rounds toward zero, as trunc does
+        # tnp has no shifts: TensorFlow's own, on operands promoted as tnp's bitwise_and promotes them
+        "bitwise_left_shift": "ops.bitwise_left_shift",
+        "bitwise_right_shift": "ops.bitwise_right_shift",
+        "copysign": unsupported("neither tf.experimental.numpy nor tf.math has copysign"),
     }
     CONFIGS = {"": LEGACY, "prefer_float32": {**LEGACY, "prefer_float32": True}}
     DEFAULT_CONFIGS = ("",)

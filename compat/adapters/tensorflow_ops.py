@@ -66,3 +66,17 @@ def hvp(f, x, v):
             y = f(x)
         g = tape.gradient(y, x, unconnected_gradients=tf.UnconnectedGradients.ZERO)
     return forward.jvp(g, unconnected_gradients=tf.UnconnectedGradients.ZERO)
+
+
+# -- elementwise --------------------------------------------------------------------
+
+
+def bitwise_left_shift(x1, x2):
+    # tnp has no shifts; tf.bitwise's take one dtype, so the operands are promoted first
+    dtype = tnp.result_type(x1, x2)
+    return tf.bitwise.left_shift(tnp.asarray(x1, dtype), tnp.asarray(x2, dtype))
+
+
+def bitwise_right_shift(x1, x2):
+    dtype = tnp.result_type(x1, x2)
+    return tf.bitwise.right_shift(tnp.asarray(x1, dtype), tnp.asarray(x2, dtype))

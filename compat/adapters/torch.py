@@ -91,6 +91,8 @@ class TorchAdapter(Adapter):
         "isdtype": unsupported(
             "torch has no isdtype (the standard's and NumPy 2's; array-api-compat's torch namespace adds one)"
         ),
+        # -- elementwise --
+        "bitwise_invert": "torch.bitwise_not",
     }
     plugin = TorchApu()  # compat's reference PrivateUse1 device, "apu" (compat/devices/torch_apu.cpp)
     MODES = {

@@ -126,8 +126,10 @@ def i32(*values) -> np.ndarray:
 # accurate than any of the libraries its users compare it with. float16 and bfloat16 results
 # are computed in float32 and rounded once by every backend here: at most NARROW_ULPS.
 # Sources: https://github.com/numpy/numpy/tree/main/numpy/_core/tests/data,
-# https://www.gnu.org/software/libc/manual/html_node/Errors-in-Math-Functions.html,
-# https://docs.nvidia.com/cuda/cuda-c-programming-guide/#mathematical-functions-appendix
+# https://www.gnu.org/software/libc/manual/html_node/Errors-in-Math-Functions.html (generated from
+# glibc's sysdeps/x86_64/fpu/libm-test-ulps, where a function not listed for a type has 0: glibc 2.41's
+# correctly rounded float functions), https://docs.nvidia.com/cuda/cuda-c-programming-guide/#mathematical-functions-appendix
+# ("-": that library publishes no number for the function).
 PUBLISHED_ULPS = {  # function: (float32, float64), each the maximum of (NumPy, glibc, CUDA)
     "exp": (3, 1),  # NumPy 3 / 1, glibc 1 / 1, CUDA 2 / 1
     "log": (4, 1),  # NumPy 4 / 1, glibc 1 / 1, CUDA 1 / 1
@@ -135,6 +137,24 @@ PUBLISHED_ULPS = {  # function: (float32, float64), each the maximum of (NumPy, 
     "cos": (2, 2),  # NumPy 2 / 1, glibc 1 / 1, CUDA 2 / 2
     "tanh": (2, 2),  # NumPy 2 / 2, glibc 2 / 2, CUDA 2 / 1
     "power": (4, 2),  # NumPy: libm's pow; glibc 1 / 1, CUDA 4 / 2
+    "acos": (3, 2),  # NumPy 3 / 1, glibc 1 / 1, CUDA 2 / 2
+    "acosh": (4, 3),  # NumPy 2 / 1, glibc 2 / 2, CUDA 4 / 3
+    "asin": (4, 2),  # NumPy 4 / 1, glibc 1 / 1, CUDA 2 / 2
+    "asinh": (3, 3),  # NumPy 2 / 1, glibc 2 / 2, CUDA 3 / 3
+    "atan": (3, 2),  # NumPy 3 / 1, glibc 1 / 1, CUDA 2 / 2
+    "atan2": (3, 2),  # NumPy - (libm's atan2), glibc 2 / 0, CUDA 3 / 2
+    "atanh": (3, 2),  # NumPy 2 / 1, glibc 2 / 2, CUDA 3 / 2
+    "cosh": (3, 2),  # NumPy 3 / 1, glibc 2 / 2, CUDA 2 / 1
+    "sinh": (3, 2),  # NumPy 2 / 1, glibc 2 / 2, CUDA 3 / 2
+    "tan": (4, 2),  # NumPy 4 / 1, glibc 0 / 0 (the manual's older table: 1 / 1), CUDA 4 / 2
+    "expm1": (3, 1),  # NumPy 3 / 1, glibc 0 / 1, CUDA 1 / 1
+    "log1p": (2, 1),  # NumPy 2 / 1, glibc 0 / 1, CUDA 1 / 1
+    "log2": (3, 2),  # NumPy 3 / 1, glibc 1 / 2, CUDA 1 / 1
+    "log10": (4, 2),  # NumPy 4 / 1, glibc 2 / 2, CUDA 2 / 1
+    "hypot": (3, 2),  # NumPy - (libm's hypot), glibc 1 / 1, CUDA 3 / 2
+    # no library publishes logaddexp's accuracy (NumPy computes it from log1p and exp, glibc and
+    # CUDA have none): the largest bounds of this table, as a conservative guess
+    "logaddexp": (4, 3),
 }
 NARROW_ULPS = 1  # float16, bfloat16: half an ULP from rounding once, up to one where rounding twice
 

@@ -114,3 +114,16 @@ def smooth(kind: str) -> dict[str, Callable]:
             else op.group != "reduction" and op.arity == arity[kind]
         )
     }
+
+
+def elementwise_functions(arity: int | None = None) -> list[str]:
+    """The standard's elementwise functions (its section of that name) in table order, those of
+    ``arity`` arrays where given: what the families that check every elementwise function take."""
+    from compat.core.standard import MAIN
+
+    section = MAIN["elementwise"]  # (``set`` is the table module of that section here)
+    return [
+        op.name
+        for op in TABLE
+        if op.elementwise and op.standard_name in section and (arity is None or op.arity == arity)
+    ]

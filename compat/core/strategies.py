@@ -108,6 +108,30 @@ def input_classes(name: str, classes):
     return decorate
 
 
+# A spec parametrized by every operation with a fact grows with the table. It keeps its cost
+# with ``operation_params``: the operations it checked before (one of each kind of rule, and
+# those the detection benchmark's broken adapters break) at full size, every other one with a
+# share of the examples (the param's compat_examples mark; compat.harness.xp); the thorough
+# profile runs every operation at full size.
+
+FULL_SIZE_PROFILES = ("thorough",)
+
+
+def operation_params(names, full, share: float) -> list:
+    """pytest params of the operations ``names``: those in ``full`` plain, the others marked to
+    run ``share`` of the spec's examples."""
+    import pytest
+
+    return [op if op in full else pytest.param(op, marks=pytest.mark.compat_examples(share)) for op in names]
+
+
+def in_category(takes: str, names=None) -> list[str]:
+    """The dtypes (of ``names``, default all NumPy holds here) in the standard's category ``takes``."""
+    return [
+        n for n in (names or dtypes.available()) if n in dtypes.CATEGORIES[takes] and n in dtypes.available()
+    ]
+
+
 RANK_RELATIONS = {
     2: {"first lower": 0, "second lower": 1, "equal ranks": None},
     3: {"first lower": 0, "second lower": 1, "third lower": 2, "equal ranks": None},

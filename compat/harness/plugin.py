@@ -296,6 +296,10 @@ def pytest_configure(config):
         "markers",
         "compat_table(name): the report table a spec's records feed (promotion-grid, invalid-indices)",
     )
+    config.addinivalue_line(
+        "markers",
+        "compat_examples(share): this param runs that share of its spec's examples (not under thorough)",
+    )
     # pytest-xdist's mark, registered here too for runs without xdist; compat's scheduler honours it
     config.addinivalue_line(
         "markers", "xdist_group(name): under pytest-xdist, the group's tests run on one worker"

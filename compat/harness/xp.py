@@ -13,10 +13,11 @@ from hypothesis import Phase, settings
 
 from compat.adapters import patches
 from compat.core.row import Row
+from compat.core.strategies import FULL_SIZE_PROFILES
 from compat.harness import casualties, supervision
 from compat.harness.checker import Checker
 from compat.harness.found import unwrap
-from compat.harness.plugin import session_of
+from compat.harness.plugin import profile_name, session_of
 from compat.harness.selection import share_of
 from compat.results import records, report
 
@@ -121,6 +122,7 @@ def pytest_pyfunc_call(pyfuncitem):
     try:
         checker.replay(checker.casualty.case if checker.casualty is not None else None)
         with (
+            examples_of_param(pyfuncitem),
             examples_share(pyfuncitem.obj, checker.share, params_on_row(pyfuncitem)),
             without_shrinking_hangs(pyfuncitem.obj, checker),
         ):
@@ -220,6 +222,22 @@ def examples_share(test, share: float, params: int = 1):
         return
     least = max(1, -(-min(5, current.max_examples) // params))
     fewer = max(least, round(current.max_examples * share))
+    with patches.applied("hypothesis-settings-per-call", test, settings(current, max_examples=fewer)):
+        yield
+
+
+@contextlib.contextmanager
+def examples_of_param(item):
+    """A param marked ``compat_examples(share)`` (an operation a spec checks beside those it
+    checks at full size: compat.core.strategies.operation_params) runs ``share`` of the spec's
+    examples (at least 1); under a full-size profile (thorough) all of them."""
+    mark = item.get_closest_marker("compat_examples")
+    test = item.obj
+    current = getattr(test, "_hypothesis_internal_use_settings", None)
+    if mark is None or current is None or profile_name(item.config) in FULL_SIZE_PROFILES:
+        yield
+        return
+    fewer = max(1, round(current.max_examples * mark.args[0]))
     with patches.applied("hypothesis-settings-per-call", test, settings(current, max_examples=fewer)):
         yield
 

@@ -12,16 +12,34 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from compat.core import ops
-from compat.core.strategies import RANK_RELATIONS, arrays, input_classes, ranked_broadcastable_shapes
+from compat.core import dtypes, ops
+from compat.core.strategies import (
+    RANK_RELATIONS,
+    arrays,
+    input_classes,
+    operation_params,
+    ranked_broadcastable_shapes,
+)
 
 ELEMENTWISE = ops.names("add", "multiply", "maximum", "less")  # one arithmetic, one selecting, one comparison
+# every other elementwise function of two arrays, with a share of the examples
+EVERY_OTHER = [op for op in ops.elementwise_functions(arity=2) if op not in ELEMENTWISE]
 MAX_DIMS = 6
 MAX_SIDE = 3
 
 
-def exact_arrays(shape):
-    return arrays("float32", shape, elements=st.integers(-4, 4).map(float))
+def exact_dtype(op: str) -> str:
+    """The dtype op's operands are drawn in: float32 where its category holds it, else int32, else bool."""
+    return next(d for d in ("float32", "int32", "bool") if d in dtypes.CATEGORIES[ops.get(op).takes])
+
+
+def exact_arrays(shape, dtype: str = "float32"):
+    """Small integers (0 to 4 for ints: a shift's count is never negative), exact in any dtype."""
+    if dtype == "bool":
+        return arrays("bool", shape)
+    if dtype == "int32":
+        return arrays("int32", shape, elements=st.integers(0, 4))
+    return arrays(dtype, shape, elements=st.integers(-4, 4).map(float))
 
 
 def broadcastable_shapes(num_shapes):
@@ -60,14 +78,27 @@ def ranked_shapes(num_shapes, ranks):
     )
 
 
+def check_two_operands(xp, op: str, ranks: str, data) -> None:
+    shapes = data.draw(ranked_shapes(2, ranks), label="shapes")
+    dtype = exact_dtype(op)
+    a, b = (data.draw(exact_arrays(s, dtype), label=f"operand {i}") for i, s in enumerate(shapes))
+    xp.check(op, a, b)
+
+
 @pytest.mark.parametrize("op", ELEMENTWISE)
 @input_classes("ranks", RANK_RELATIONS[2])
 @given(data=st.data())
 def test_elementwise_operands_broadcast(xp, op, ranks, data):
     """op(a, b) has shape broadcast(a.shape, b.shape) and NumPy's values, whichever operand has the lower rank."""
-    shapes = data.draw(ranked_shapes(2, ranks), label="shapes")
-    a, b = (data.draw(exact_arrays(s), label=f"operand {i}") for i, s in enumerate(shapes))
-    xp.check(op, a, b)
+    check_two_operands(xp, op, ranks, data)
+
+
+@pytest.mark.parametrize("op", operation_params(EVERY_OTHER, (), share=0.2))
+@given(data=st.data())
+def test_every_elementwise_function_broadcasts(xp, op, data):
+    """The same for every other elementwise function of two arrays (shifts, logical and bitwise
+    operations, atan2, hypot, ...), each drawing which operand has the lower rank."""
+    check_two_operands(xp, op, data.draw(st.sampled_from(list(RANK_RELATIONS[2])), label="ranks"), data)
 
 
 @pytest.mark.parametrize("op", ops.names("where", "clip"))

@@ -1,17 +1,14 @@
 """Numerics: special values, integer limits and rounding, judged in ULPs.
 
-The other families draw moderate values on purpose (promotion specs are about
-dtypes, not overflow). These specs feed each operation the values where
-frameworks really differ: NaN, infinities, signed zeros, subnormals, the largest
-finite values, halves (rounding), and integers at their limits. The oracle
-judges them by the operation's bound (compat.judge.oracle): correctly rounded
-operations to the bit, the others within a few ULPs of a reference computed in
-wider precision. A backend whose CPU flushes subnormals to zero shows that under
-its own signature (``subnormal`` -> ``flushed``). Where NumPy itself leaves the
-result open (integer division by zero gives 0 with a warning, a float converted to
-an int it does not fit), the backends are surveyed instead of judged. Conversions
-(``astype``) run on fixed tables, one array per case, so that each pair of dtypes
-costs one call (and JAX one compilation) per case.
+The other families draw moderate values on purpose (promotion specs are about dtypes, not overflow). These
+specs feed each operation the values where frameworks really differ: NaN, infinities, signed zeros,
+subnormals, the largest finite values, halves (rounding), and integers at their limits. The oracle judges
+them by the operation's bound (compat.judge.oracle): correctly rounded operations to the bit, the others
+within a few ULPs of a reference computed in wider precision. A backend whose CPU flushes subnormals to
+zero shows that under its own signature (``subnormal`` -> ``flushed``). Where NumPy itself leaves the
+result open (integer division by zero gives 0 with a warning, a float converted to an int it does not
+fit), the backends are surveyed instead of judged. Conversions (``astype``) run on fixed tables, one array
+per case, so that each pair of dtypes costs one call (and JAX one compilation) per case.
 """
 
 import numpy as np
@@ -20,23 +17,23 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from compat.core import dtypes, ops
-from compat.core.strategies import arrays, dtype_names, dtype_range, input_classes, moderate_elements
+from compat.core.strategies import (
+    arrays,
+    dtype_names,
+    dtype_range,
+    input_classes,
+    moderate_elements,
+    operation_params,
+)
 
 FLOATS = dtypes.REAL_FLOAT
-# beyond the six operations the placement family feeds special values to (float32/float64 only there)
-UNARY = ops.names("exp", "log", "sqrt", "sin", "tanh", "sign", "floor", "round")
-BINARY = ops.names(
-    "add",
-    "multiply",
-    "true_divide",
-    "floor_divide",
-    "remainder",
-    "power",
-    "maximum",
-    "minimum",
-    "less",
-    "equal",
-)
+# every elementwise function of the standard taking real floats (clip, of three arrays, aside)
+FUNCTIONS = [op for op in ops.elementwise_functions() if ops.get(op).arity in (1, 2)]
+FUNCTIONS = [op for op in FUNCTIONS if set(FLOATS) & set(dtypes.CATEGORIES[ops.get(op).takes])]
+# through every class of special values at full size: one of each kind beyond the six operations
+# the placement family feeds them to (float32/float64 only there)
+SAMPLE = ["exp", "log", "sqrt", "sin", "tanh", "sign", "floor", "round", "add", "multiply", "true_divide"]
+SAMPLE = ops.names(*SAMPLE, "floor_divide", "remainder", "power", "maximum", "minimum", "less", "equal")
 REDUCTIONS = ops.names("sum", "prod", "max", "min")
 SIZES = (1, 3)  # one element shows a special value, three meet each other; few shapes for JAX to compile
 
@@ -76,13 +73,7 @@ def integer_limits(name: str) -> list[int]:
     return sorted(v for v in {low, low + 1, high - 1, high, -1, 0, 1, 2} if low <= v <= high)
 
 
-@input_classes("values", CLASSES)
-@pytest.mark.parametrize("op", UNARY + BINARY)
-@given(data=st.data())
-def test_elementwise_operations_on_special_values(xp, op, values, data):
-    """NaN, +-inf, +-0.0, subnormals, huge values and halves: the result NumPy gives (IEEE 754
-    and C99's special cases), rounded as the oracle demands. Each class of values is covered
-    on purpose: the first operand draws from it; a second draws from it or from every class."""
+def check_special_values(xp, op: str, values: str, data) -> None:
     dtype = data.draw(st.sampled_from(FLOATS), label="dtype")
     size = data.draw(st.sampled_from(SIZES), label="size")
     operands = [data.draw(arrays(dtype, (size,), elements=class_elements(dtype, values)), label="x0")]
@@ -90,6 +81,24 @@ def test_elementwise_operations_on_special_values(xp, op, values, data):
         either = st.one_of(class_elements(dtype, values), any_elements(dtype))
         operands.append(data.draw(arrays(dtype, (size,), elements=either), label="x1"))
     xp.check(op, *operands)
+
+
+@input_classes("values", CLASSES)
+@pytest.mark.parametrize("op", SAMPLE)
+@given(data=st.data())
+def test_elementwise_operations_on_special_values(xp, op, values, data):
+    """NaN, +-inf, +-0.0, subnormals, huge values and halves: the result NumPy gives (IEEE 754
+    and C99's special cases), rounded as the oracle demands. Each class of values is covered
+    on purpose: the first operand draws from it; a second draws from it or from every class."""
+    check_special_values(xp, op, values, data)
+
+
+@pytest.mark.parametrize("op", operation_params([f for f in FUNCTIONS if f not in SAMPLE], (), share=0.2))
+@given(data=st.data())
+def test_every_function_on_special_values(xp, op, data):
+    """The same for every other elementwise function of real floats (atan2, expm1, isnan, signbit,
+    nextafter, ...), with a share of the examples, each drawing its class of values."""
+    check_special_values(xp, op, data.draw(st.sampled_from(CLASSES), label="values"), data)
 
 
 def order_free_values(name: str, op: str) -> list[float]:
@@ -120,7 +129,8 @@ def test_reductions_on_special_values(xp, op, data):
     xp.check(op, x, axis=axis)
 
 
-ROUNDED = ops.names("add", "subtract", "multiply", "true_divide", "sqrt")
+# every correctly rounded function of real floats: IEEE 754 (or exactness) fixes each bit
+ROUNDED = [op for op in FUNCTIONS if ops.get(op).correctly_rounded]
 GRID = 1024  # operands per dtype of the rounding table and of the accuracy survey (half each way)
 
 
@@ -136,14 +146,23 @@ def ordinary_operands(name: str, arity: int, seed: int = 1) -> list[np.ndarray]:
     ]
 
 
+def in_domain(op: str, operands: list[np.ndarray]) -> list[np.ndarray]:
+    """Each operand of a function of one float where NumPy's result is NaN by its magnitude (sqrt)."""
+    if len(operands) != 1:
+        return operands
+    with np.errstate(all="ignore"):
+        outside = np.isnan(np.asarray(getattr(np, op)(operands[0].astype(np.float64)), dtype=np.float64))
+    return [np.where(outside, np.abs(operands[0]), operands[0])]
+
+
 @pytest.mark.parametrize("op", ROUNDED)
 def test_arithmetic_rounds_to_nearest(xp, op):
-    """IEEE 754 rounds add, subtract, multiply, divide and sqrt to nearest (ties to even):
-    on a fixed table of ordinary operands in every float dtype, each result must be the
-    reference's bits (a kernel that truncates, or a fast path one ULP off, shows at once)."""
+    """IEEE 754 rounds add, subtract, multiply, divide, sqrt, reciprocal ... to nearest (ties to
+    even), and exact functions (copysign, nextafter, ceil ...) have one answer: on a fixed table of
+    ordinary operands in every float dtype, each result must be the reference's bits (a kernel
+    that truncates, or a fast path one ULP off, shows at once)."""
     for dtype in FLOATS:
-        operands = ordinary_operands(dtype, ops.get(op).arity)
-        xp.check(op, *([np.abs(operands[0])] if op == "sqrt" else operands))
+        xp.check(op, *in_domain(op, ordinary_operands(dtype, ops.get(op).arity)))
 
 
 @pytest.mark.parametrize("op", ops.names("add", "multiply", "negative", "abs", "floor_divide", "remainder"))
@@ -179,12 +198,42 @@ def test_integer_division_by_zero_survey(xp):
 
 # -- accuracy (a survey) ---------------------------------------------------------
 
-ACCURACY = ops.names("exp", "log", "sin", "cos", "tanh", "power")
+# every function whose accuracy math libraries publish (compat.core.ops.PUBLISHED_ULPS)
+ACCURACY = [op.name for op in ops.TABLE if op.ulps is not None]
+
+
+def finite_inputs(op: str, name: str) -> tuple[np.ndarray, ...]:
+    """The same inputs every run (seeded) for a function of one or two floats: a quarter in
+    (-1, 1), a quarter in (-10, 10), half spread over every binade either way, each element (or
+    pair) kept where NumPy's result in ``name`` is finite (the function's domain), rounded to it."""
+    rng = np.random.default_rng(0)
+    info = dtypes.finfo(name)
+    wanted, arity = GRID, ops.get(op).arity
+    numpy_dtype = dtypes.to_numpy(name)
+
+    def pool(size):
+        magnitudes = np.exp(rng.uniform(np.log(float(info.smallest_normal)), np.log(float(info.max)), size))
+        values = np.concatenate(
+            [
+                rng.uniform(-1, 1, size),
+                rng.uniform(-10, 10, size),
+                rng.choice([-1.0, 1.0], 2 * size) * np.resize(magnitudes, 2 * size),
+            ]
+        )
+        return rng.permutation(values).astype(numpy_dtype)
+
+    operands = [pool(2 * GRID) for _ in range(arity)]
+    with np.errstate(all="ignore"):
+        result = np.asarray(getattr(np, op)(*(o.astype(np.float64) for o in operands))).astype(numpy_dtype)
+    kept = np.isfinite(result.astype(np.float64))
+    return tuple(o[kept][:wanted] for o in operands)
 
 
 def accuracy_inputs(op: str, name: str) -> tuple[np.ndarray, ...]:
     """The same inputs every run (seeded): half moderate values, half spread over the
     binades the function takes (where its result stays finite), rounded to ``name``."""
+    if op not in ("exp", "log", "sin", "cos", "tanh", "power"):  # grids of their own (below)
+        return finite_inputs(op, name)
     rng = np.random.default_rng(0)
     info = dtypes.finfo(name)
     half = GRID // 2
@@ -222,9 +271,7 @@ def test_accuracy_survey(xp, op):
         )
 
 
-ACCUMULATED = (
-    4096  # float16 holds every integer up to 2048, bfloat16 up to 256: a running sum in them stalls there
-)
+ACCUMULATED = 4096  # float16 holds every integer up to 2048, bfloat16 up to 256: a running sum stalls there
 
 
 def accumulation_cases() -> dict[str, tuple]:
