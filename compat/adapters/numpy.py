@@ -38,6 +38,8 @@ class NumpyAdapter(Adapter):
         },
         "compiled_add": "np.add",  # nothing to compile: the plain call
         **dict.fromkeys(("grad", "jacobian", "per_example_grad", "hvp"), NO_AUTODIFF),
+        # searching, sorting, sets, statistics, utility (issue 31): the standard's keywords
+        **{op: f"ops.{op}" for op in ("sort", "argsort", "cumsum", "cumprod", "var", "std", "diff")},
     }
 
     def preparation(self, op, args, kwargs):

@@ -44,6 +44,22 @@ class TensorflowAdapter(Adapter):
             "TensorFlow's spelling: tf.tensor_scatter_nd_update)"
         ),
         **{op: f"ops.{op}" for op in FUNCTIONS},
+        # searching, sorting, sets, statistics, utility (issue 31)
+        **{
+            op: f"ops.{op}"
+            for op in (
+                *("cumsum", "cumprod", "argmax", "argmin", "count_nonzero", "var", "std"),
+                *("sort", "argsort", "searchsorted", "diff"),
+            )
+        },
+        "isin": unsupported("tf.experimental.numpy has no isin (nor in1d)"),
+        **dict.fromkeys(
+            ("unique_all", "unique_counts", "unique_inverse", "unique_values"),
+            unsupported(
+                "tf.experimental.numpy has no unique functions; tf.unique takes only 1-D tensors "
+                "and returns values in order of first occurrence"
+            ),
+        ),
     }
     CONFIGS = {"": LEGACY, "prefer_float32": {**LEGACY, "prefer_float32": True}}
     DEFAULT_CONFIGS = ("",)
