@@ -13,6 +13,9 @@ FAMILIES = (
     "numerics",
     "gradients",
     "placement",
+    "sorting",
+    "sets",
+    "statistics",
 )
 
 # pytest's rootdir where compat runs its specs (survey, selftest, detect, bench): the folder
