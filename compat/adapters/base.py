@@ -272,10 +272,13 @@ class Adapter:
                 prepare = self.preparation(op, args, kwargs or {})
                 if prepare is not None:
                     backend_args = prepare(*backend_args)
-                backend_kwargs = {k: self.dtype(v) if k == "dtype" else v for k, v in (kwargs or {}).items()}
+                backend_kwargs = {
+                    k: self.dtype(v) if k == "dtype" else self.convert(v, device)
+                    for k, v in (kwargs or {}).items()
+                }  # arrays among them (searchsorted's sorter, diff's prepend) as backend arrays
                 if mode == "eager":
                     return self.outcome(fn(*backend_args, **backend_kwargs))
-                operands, traced = traced_call(fn, op, args, backend_args, backend_kwargs)
+                operands, traced = traced_call(fn, op, args, backend_args, backend_kwargs, kwargs or {})
                 return self.outcome(self.compile(mode, traced)(*operands))
         except Exception as error:
             return Outcome(error=error, error_category=self.classify(error))
@@ -467,7 +470,7 @@ def distributions() -> dict[str, list[str]]:
 
 
 def traced_call(
-    fn, op: str, original: tuple, converted: list, kwargs: dict
+    fn, op: str, original: tuple, converted: list, kwargs: dict, original_kwargs: dict | None = None
 ) -> tuple[list, types.FunctionType]:
     """The operands a compiled call takes as its arguments, and the call of ``fn`` as a
     function of them. Operands are the backend arrays (converted from NumPy, at any depth
@@ -500,9 +503,8 @@ def traced_call(
         spell(b, a, n < declared.arity and n != declared.index_arg)
         for n, (b, a) in enumerate(zip(original, converted))
     ]
-    for key, value in kwargs.items():
-        names[f"c{len(names)}"] = value
-        arguments.append(f"{key}=c{len(names) - 1}")
+    for key, value in kwargs.items():  # an array keyword argument is an operand too
+        arguments.append(f"{key}={spell((original_kwargs or {}).get(key), value, False)}")
     parameters = ", ".join(f"v{n}" for n in range(len(operands)))
     exec(f"def traced({parameters}):\n    return fn({', '.join(arguments)})", names)
     return operands, names["traced"]

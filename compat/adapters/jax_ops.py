@@ -48,3 +48,21 @@ def per_example_grad(f, params, batch):
 
 def hvp(f, x, v):
     return jax.jvp(jax.grad(f), (x,), (v,))[1]
+
+
+# -- searching, sorting, sets, statistics, utility (issue 31) ------------------------------
+
+
+def cumsum(x, axis=None, dtype=None, include_initial=False):
+    """jnp.cumsum, and jnp.cumulative_sum (which asks for an axis where x has several) for include_initial."""
+    if not include_initial:
+        return jnp.cumsum(x, axis=axis, dtype=dtype)
+    flat, along = (jnp.ravel(x), 0) if axis is None else (x, axis)
+    return jnp.cumulative_sum(flat, axis=along, dtype=dtype, include_initial=True)
+
+
+def cumprod(x, axis=None, dtype=None, include_initial=False):
+    if not include_initial:
+        return jnp.cumprod(x, axis=axis, dtype=dtype)
+    flat, along = (jnp.ravel(x), 0) if axis is None else (x, axis)
+    return jnp.cumulative_prod(flat, axis=along, dtype=dtype, include_initial=True)

@@ -42,6 +42,8 @@ class NumpyAdapter(Adapter):
         # float16 define it (compat.adapters.numpy_ops)
         "finfo": "ops.finfo",
         "isdtype": "ops.isdtype",
+        # searching, sorting, sets, statistics, utility (issue 31): the standard's keywords
+        **{op: f"ops.{op}" for op in ("sort", "argsort", "cumsum", "cumprod", "var", "std", "diff")},
     }
 
     def preparation(self, op, args, kwargs):

@@ -177,3 +177,54 @@ def isdtype(dtype, kind):
         return np.isdtype(dtype, kind)
     kinds = kind if isinstance(kind, tuple) else (kind,)
     return any(np.isdtype(np.float16, k) if isinstance(k, str) else np.dtype(k) == dtype for k in kinds)
+
+
+# -- searching, sorting, sets, statistics, utility (issue 31) -----------------------------
+# The standard's descending sort is NumPy's ascending sort read backwards: NaN, last
+# ascending, comes first descending (the largest), and equal elements keep their order
+# (array-api-compat's NumPy sort and argsort do the same:
+# https://github.com/data-apis/array-api-compat/blob/main/array_api_compat/common/_aliases.py).
+
+
+# bfloat16 is ordered as float32 (exactly), since ml_dtypes' sort leaves NaN where it finds it.
+
+
+def sort(x, axis=-1, descending=False, stable=True):
+    wide = x.astype(np.float32) if is_bfloat16(x.dtype) else x
+    if not descending:
+        return np.sort(wide, axis=axis, stable=stable).astype(x.dtype)
+    return np.flip(np.sort(np.flip(wide, axis=axis), axis=axis, stable=stable), axis=axis).astype(x.dtype)
+
+
+def argsort(x, axis=-1, descending=False, stable=True):
+    wide = x.astype(np.float32) if is_bfloat16(x.dtype) else x
+    if not descending:
+        return np.argsort(wide, axis=axis, stable=stable)
+    backwards = np.flip(np.argsort(np.flip(wide, axis=axis), axis=axis, stable=stable), axis=axis)
+    return x.shape[axis] - 1 - backwards
+
+
+def cumsum(x, axis=None, dtype=None, include_initial=False):
+    """np.cumsum (axis None: the flattened x) with the standard's include_initial (NumPy 2.1's
+    cumulative_sum, which asks for an axis where x has several)."""
+    flat, along = (x.reshape(-1), 0) if axis is None else (x, axis)
+    return np.cumulative_sum(flat, axis=along, dtype=dtype, include_initial=include_initial)
+
+
+def cumprod(x, axis=None, dtype=None, include_initial=False):
+    flat, along = (x.reshape(-1), 0) if axis is None else (x, axis)
+    return np.cumulative_prod(flat, axis=along, dtype=dtype, include_initial=include_initial)
+
+
+def var(x, axis=None, correction=0.0, keepdims=False, dtype=None):
+    return in_float32(np.var, x, dtype, axis=axis, correction=correction, keepdims=keepdims)
+
+
+def std(x, axis=None, correction=0.0, keepdims=False, dtype=None):
+    return in_float32(np.std, x, dtype, axis=axis, correction=correction, keepdims=keepdims)
+
+
+def diff(x, axis=-1, n=1, prepend=None, append=None):
+    """np.diff, whose prepend and append take no None (it would be prepended)."""
+    around = {k: v for k, v in (("prepend", prepend), ("append", append)) if v is not None}
+    return np.diff(x, n=n, axis=axis, **around)

@@ -55,6 +55,22 @@ class TensorflowAdapter(Adapter):
         "bitwise_left_shift": "ops.bitwise_left_shift",
         "bitwise_right_shift": "ops.bitwise_right_shift",
         "copysign": unsupported("neither tf.experimental.numpy nor tf.math has copysign"),
+        # searching, sorting, sets, statistics, utility (issue 31)
+        **{
+            op: f"ops.{op}"
+            for op in (
+                *("cumsum", "cumprod", "argmax", "argmin", "count_nonzero", "var", "std"),
+                *("sort", "argsort", "searchsorted", "diff"),
+            )
+        },
+        "isin": unsupported("tf.experimental.numpy has no isin (nor in1d)"),
+        **dict.fromkeys(
+            ("unique_all", "unique_counts", "unique_inverse", "unique_values"),
+            unsupported(
+                "tf.experimental.numpy has no unique functions; tf.unique takes only 1-D tensors "
+                "and returns values in order of first occurrence"
+            ),
+        ),
     }
     CONFIGS = {"": LEGACY, "prefer_float32": {**LEGACY, "prefer_float32": True}}
     DEFAULT_CONFIGS = ("",)

@@ -80,3 +80,74 @@ def bitwise_left_shift(x1, x2):
 def bitwise_right_shift(x1, x2):
     dtype = tnp.result_type(x1, x2)
     return tf.bitwise.right_shift(tnp.asarray(x1, dtype), tnp.asarray(x2, dtype))
+
+
+# -- searching, sorting, sets, statistics, utility (issue 31) ------------------------------
+
+
+def with_initial(out, axis, value, include_initial):
+    """The standard's include_initial: the empty sum (0) or product (1) first along axis."""
+    if not include_initial:
+        return out
+    along = 0 if axis is None else axis
+    shape = list(out.shape)
+    shape[along] = 1
+    return tnp.concatenate([tnp.full(shape, value, dtype=out.dtype), out], axis=along)
+
+
+def cumsum(x, axis=None, dtype=None, include_initial=False):
+    return with_initial(tnp.cumsum(x, axis=axis, dtype=dtype), axis, 0, include_initial)
+
+
+def cumprod(x, axis=None, dtype=None, include_initial=False):
+    return with_initial(tnp.cumprod(x, axis=axis, dtype=dtype), axis, 1, include_initial)
+
+
+def kept(reduced, x, axis, keepdims):
+    """tnp's argmax and argmin keep no dims: the reduced axis put back as size 1."""
+    if not keepdims:
+        return reduced
+    return tnp.reshape(reduced, [1] * x.ndim) if axis is None else tnp.expand_dims(reduced, axis)
+
+
+def argmax(x, axis=None, keepdims=False):
+    return kept(tnp.argmax(x, axis=axis), x, axis, keepdims)
+
+
+def argmin(x, axis=None, keepdims=False):
+    return kept(tnp.argmin(x, axis=axis), x, axis, keepdims)
+
+
+def count_nonzero(x, axis=None, keepdims=False):
+    return tf.math.count_nonzero(x, axis=axis, keepdims=keepdims)
+
+
+def var(x, axis=None, correction=0.0, keepdims=False):
+    return tnp.var(x, axis=axis, ddof=correction, keepdims=keepdims)
+
+
+def std(x, axis=None, correction=0.0, keepdims=False):
+    return tnp.sqrt(tnp.var(x, axis=axis, ddof=correction, keepdims=keepdims))  # tnp.std has no ddof
+
+
+def sort(x, axis=-1, descending=False, stable=True):
+    return tf.sort(x, axis=axis, direction="DESCENDING" if descending else "ASCENDING")
+
+
+def argsort(x, axis=-1, descending=False, stable=True):
+    order = tf.argsort(x, axis=axis, direction="DESCENDING" if descending else "ASCENDING", stable=stable)
+    return tnp.asarray(order, dtype=tnp.int64)  # as tnp.argsort returns it
+
+
+def searchsorted(x1, x2, side="left", sorter=None):
+    """tf.searchsorted searches each row of a matrix: x1 as one row, x2 flattened into one."""
+    if sorter is not None:
+        x1 = tf.gather(x1, sorter)
+    values = tf.convert_to_tensor(x2, dtype=x1.dtype)
+    found = tf.searchsorted(x1[tf.newaxis], tf.reshape(values, [1, -1]), side=side, out_type=tf.int64)
+    return tf.reshape(found, tf.shape(values))
+
+
+def diff(x, axis=-1, n=1, prepend=None, append=None):
+    parts = [p for p in (prepend, x, append) if p is not None]
+    return tnp.diff(tnp.concatenate(parts, axis=axis) if len(parts) > 1 else x, n=n, axis=axis)

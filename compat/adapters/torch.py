@@ -93,6 +93,17 @@ class TorchAdapter(Adapter):
         ),
         # -- elementwise --
         "bitwise_invert": "torch.bitwise_not",
+        # searching, sorting, sets, statistics, utility (issue 31): torch's dim and keepdim
+        **{
+            op: f"ops.{op}"
+            for op in (
+                *("argmax", "argmin", "count_nonzero", "nonzero", "sort", "argsort", "cumprod"),
+                *("var", "std", "diff"),
+                *("unique_all", "unique_counts", "unique_inverse", "unique_values"),
+            )
+        },
+        "all": "ops.every",
+        "any": "ops.some",
     }
     plugin = TorchApu()  # compat's reference PrivateUse1 device, "apu" (compat/devices/torch_apu.cpp)
     MODES = {

@@ -19,8 +19,9 @@ def amin(x, axis=None, keepdims=False):
     return torch.amin(x, dim=() if axis is None else axis, keepdim=keepdims)
 
 
-def cumsum(x, axis=None):
-    return torch.cumsum(x.flatten() if axis is None else x, dim=0 if axis is None else axis)
+def cumsum(x, axis=None, dtype=None, include_initial=False):
+    flat, dim = (x.flatten(), 0) if axis is None else (x, axis)
+    return with_initial(torch.cumsum(flat, dim=dim, dtype=dtype), dim, 0, include_initial)
 
 
 def take(x, indices, axis):
@@ -85,3 +86,98 @@ def result_type(*dtypes):
     for dtype in dtypes[1:]:  # torch.promote_types takes two dtypes
         result = torch.promote_types(result, dtype)
     return result
+
+
+# -- searching, sorting, sets, statistics, utility (issue 31) ------------------------------
+
+
+def with_initial(out, dim, value, include_initial):
+    """The standard's include_initial: the empty sum (0) or product (1) first along dim."""
+    if not include_initial:
+        return out
+    shape = list(out.shape)
+    shape[dim] = 1
+    return torch.cat([torch.full(shape, value, dtype=out.dtype, device=out.device), out], dim=dim)
+
+
+def cumprod(x, axis=None, dtype=None, include_initial=False):
+    flat, dim = (x.flatten(), 0) if axis is None else (x, axis)
+    return with_initial(torch.cumprod(flat, dim=dim, dtype=dtype), dim, 1, include_initial)
+
+
+def reduced(function, x, axis, keepdims, **kwargs):
+    """A reduction over axis (None: every axis; torch's dim=None keeps no dims)."""
+    if axis is not None:
+        return function(x, dim=axis, keepdim=keepdims, **kwargs)
+    result = function(x, **kwargs)
+    return result.reshape((1,) * x.ndim) if keepdims else result
+
+
+def argmax(x, axis=None, keepdims=False):
+    return reduced(torch.argmax, x, axis, keepdims)
+
+
+def argmin(x, axis=None, keepdims=False):
+    return reduced(torch.argmin, x, axis, keepdims)
+
+
+def every(x, axis=None, keepdims=False):  # all and any, under names that leave Python's builtins be
+    return reduced(torch.all, x, axis, keepdims)
+
+
+def some(x, axis=None, keepdims=False):
+    return reduced(torch.any, x, axis, keepdims)
+
+
+def count_nonzero(x, axis=None, keepdims=False):
+    counted = torch.count_nonzero(x, dim=axis)  # no keepdim: the reduced axes put back as size 1
+    if not keepdims:
+        return counted
+    axes = range(x.ndim) if axis is None else [axis] if isinstance(axis, int) else axis
+    kept = {a % x.ndim for a in axes}
+    return counted.reshape([1 if d in kept else n for d, n in enumerate(x.shape)])
+
+
+def var(x, axis=None, correction=0.0, keepdims=False):
+    return torch.var(x, dim=axis, correction=correction, keepdim=keepdims)
+
+
+def std(x, axis=None, correction=0.0, keepdims=False):
+    return torch.std(x, dim=axis, correction=correction, keepdim=keepdims)
+
+
+def sort(x, axis=-1, descending=False, stable=True):
+    return torch.sort(x, dim=axis, descending=descending, stable=stable).values
+
+
+def argsort(x, axis=-1, descending=False, stable=True):
+    return torch.argsort(x, dim=axis, descending=descending, stable=stable)
+
+
+def nonzero(x):
+    return torch.nonzero(x, as_tuple=True)
+
+
+def diff(x, axis=-1, n=1, prepend=None, append=None):
+    return torch.diff(x, n=n, dim=axis, prepend=prepend, append=append)
+
+
+def unique_values(x):
+    return torch.unique(x)
+
+
+def unique_counts(x):
+    return torch.unique(x, return_counts=True)
+
+
+def unique_inverse(x):
+    return torch.unique(x, return_inverse=True)
+
+
+def unique_all(x):
+    """torch.unique has no first indices: the least flat position each value's inverse names."""
+    values, inverse, counts = torch.unique(x, return_inverse=True, return_counts=True)
+    flat = inverse.reshape(-1)
+    positions = torch.arange(flat.numel(), device=x.device)
+    first = torch.full(values.shape, flat.numel(), dtype=torch.int64, device=x.device)
+    return values, first.scatter_reduce(0, flat, positions, reduce="amin"), inverse, counts

@@ -62,8 +62,10 @@ class Case:
             )
         return f"{self.op}({self.arguments(self.arg_names(), dtypes_as=repr)})"
 
-    def arguments(self, args: list[str], dtypes_as) -> str:
-        kwargs = [f"{k}={dtypes_as(v) if k == 'dtype' else value_source(v)}" for k, v in self.kwargs.items()]
+    def arguments(self, args: list[str], dtypes_as, values_as=value_source) -> str:
+        """The call's arguments: ``args`` as given, keyword values as ``values_as`` writes
+        them (a reproducer: an array as the backend's array), dtypes as ``dtypes_as``."""
+        kwargs = [f"{k}={dtypes_as(v) if k == 'dtype' else values_as(v)}" for k, v in self.kwargs.items()]
         return ", ".join(args + kwargs)
 
     def size(self) -> int:

@@ -89,16 +89,18 @@ def python_scalars(kind: type, array_dtype: str) -> st.SearchStrategy:
 # per class, each with an equal share of the profile's examples, drawn inside it.
 
 
-def input_classes(name: str, classes):
+def input_classes(name: str, classes, share_of_examples: float = 1.0):
     """Decorator of a Hypothesis spec: run it once per input class (a pytest parameter
     ``name`` whose ids are the classes), each run with 1/len(classes) of the profile's
     max_examples (at least 5), so that every run covers every class for about the
-    examples one run of the spec took before. The spec draws its input inside the class."""
+    examples one run of the spec took before. The spec draws its input inside the class.
+    ``share_of_examples``: of the profile's max_examples, for a spec whose every example
+    meets what it checks (the thorough profile's examples still grow it)."""
     import pytest
     from hypothesis import settings
 
     classes = list(classes)
-    share = max(5, settings().max_examples // len(classes))
+    share = max(5, round(settings().max_examples * share_of_examples) // len(classes))
 
     def decorate(test):
         test = pytest.mark.parametrize(name, classes)(settings(max_examples=share)(test))

@@ -15,7 +15,7 @@ from compat.adapters import Adapter
 from compat.core import ops
 from compat.core.case import Case
 from compat.core.dtypes import DType
-from compat.core.source import BackendArray, array_source, index_source, value_source
+from compat.core.source import BackendArray, array_source, backend_array, index_source, value_source
 from compat.harness.references import InMode, OnDevice, OwnAnswer
 from compat.judge.reference import Reference
 
@@ -161,4 +161,8 @@ def native_call(case: Case, adapter: Adapter, device: str | None = None) -> tupl
         function = f"f_{adapter.name.replace('-', '_')}"
         definitions.append(case.program.source(adapter, function, device))
         args.insert(0, function)
-    return definitions, f"{op.expression}({case.arguments(args, dtypes_as=adapter.dtype_source)})"
+
+    def keyword(value) -> str:  # an array keyword argument is the backend's array, as Adapter.call makes it
+        return convert(backend_array(value)) if isinstance(value, np.ndarray) else value_source(value)
+
+    return definitions, f"{op.expression}({case.arguments(args, adapter.dtype_source, keyword)})"

@@ -7,6 +7,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 
+import numpy as np
+
 from compat.core.case import Case
 from compat.core.outcome import Outcome, error_type, first_line
 from compat.judge import oracle
@@ -37,6 +39,22 @@ def without_consequences(
     if oracle.compare(in_actual_dtype, actual, allowed):
         return mismatches
     return [m for m in mismatches if m.kind != "value"]
+
+
+def in_canonical_form(canonical: Callable, case: Case, outcome: Outcome) -> Outcome:
+    """``outcome`` with its values (a tuple of its parts' values, for a call that returns several)
+    in the operation's canonical form (``Op.canonical``), or as it is where it has none to put
+    (raised, no values) or they do not fit the form."""
+    parts = outcome.parts
+    if outcome.raised or (outcome.values is None if parts is None else any(p.values is None for p in parts)):
+        return outcome
+    try:
+        if parts is None:
+            return replace(outcome, values=np.asarray(canonical(case.args, case.kwargs, outcome.values)))
+        values = canonical(case.args, case.kwargs, tuple(p.values for p in parts))
+    except (IndexError, ValueError, TypeError):
+        return outcome
+    return replace(outcome, parts=[replace(p, values=np.asarray(v)) for p, v in zip(parts, values)])
 
 
 def misplaced(actual: Outcome, device: str | None, target: str | None = None) -> list:

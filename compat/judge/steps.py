@@ -127,6 +127,17 @@ def bound_of_program(j: Judgement) -> None:
     j.allowed, j.exactness = oracle.PROGRAM, Exactness.WITHIN_BOUND
 
 
+def in_canonical_form(j: Judgement) -> None:
+    """A result that is not unique (``Op.canonical``: an unstable argsort where ties exist) is
+    judged by what every right answer satisfies: both sides in the one form each right answer
+    has. A result that cannot be put in that form (indices out of range) is judged as it is."""
+    canonical = ops.get(j.case.op).canonical
+    if canonical is None or j.case.program is not None:
+        return
+    j.expected = rules.in_canonical_form(canonical, j.case, j.reference_outcome)
+    j.actual = rules.in_canonical_form(canonical, j.case, j.actual)
+
+
 def compare(j: Judgement) -> None:
     j.mismatches = oracle.compare(j.reference_outcome, j.actual, j.allowed, j.exactness)
 
@@ -157,6 +168,7 @@ AGAINST_ITSELF = (
     keep_unless_lost,
     widen_to_truth,
     bound_of_itself,
+    in_canonical_form,
     compare,
     flush_to_zero,
 )
@@ -165,6 +177,7 @@ STEPS: dict[Role, tuple[Callable[[Judgement], bool | None], ...]] = {
         expect,
         settle_actual,
         bound_of_case,
+        in_canonical_form,
         compare,
         without_consequences,
         flush_to_zero,

@@ -14,6 +14,9 @@ FAMILIES = (
     "gradients",
     "placement",
     "dtypes",
+    "sorting",
+    "sets",
+    "statistics",
 )
 
 # pytest's rootdir where compat runs its specs (survey, selftest, detect, bench): the folder

@@ -52,6 +52,9 @@ from compat.adapters.broken.promotion import (
     TracedScalarsAreStrong,
     ZeroDimArraysPromoteLikeScalars,
 )
+from compat.adapters.broken.sets import UniqueKeepsSignedZerosApart
+from compat.adapters.broken.sorting import ArgmaxLastOfTies, SortPutsNanFirst
+from compat.adapters.broken.statistics import CumsumInitialDropsLast
 
 FAULTS = (
     Int8Uint8PromotesToInt8,
@@ -79,6 +82,10 @@ FAULTS = (
     SmallSquareRootsFromFastReciprocal,
     LogOfZeroIsNan,
     TanhThreeUlpsOff,
+    SortPutsNanFirst,
+    ArgmaxLastOfTies,
+    UniqueKeepsSignedZerosApart,
+    CumsumInitialDropsLast,
 )  # every fault, by family: what python -m compat detect runs
 
 __all__ = ["FAULTS", "ResultFault", "with_values", *(fault.__name__ for fault in FAULTS)]

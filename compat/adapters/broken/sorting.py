@@ -1,0 +1,54 @@
+"""Searching and sorting faults: an order that breaks the standard's rule for NaN or ties."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from compat.adapters.broken.base import Catch, ResultFault
+
+
+class SortPutsNanFirst(ResultFault):
+    """sort treats NaN as smaller than every number (a comparator that sends each comparison
+    with NaN the same way): ascending, NaN comes first; descending, last."""
+
+    name = "broken_sort_nan_first"
+    family = "sorting"
+    catch = Catch("test_sort_and_argsort_order_nan_and_ties", "sort", "value", narrow="NaN")
+
+    def call(self, op, args, kwargs=None, device=None):
+        self.kwargs = kwargs or {}
+        return super().call(op, args, kwargs, device)
+
+    def wrong(self, op, args, values):
+        if op != "sort" or values.dtype.kind != "f":
+            return None
+        axis = self.kwargs.get("axis", -1)
+        lanes = np.moveaxis(values, axis, -1)
+        nan = np.isnan(lanes)
+        # NaN to the front ascending (to the back descending), the numbers keep their order
+        first = not self.kwargs.get("descending", False)
+        order = np.argsort(~nan if first else nan, axis=-1, stable=True)
+        return np.moveaxis(np.take_along_axis(lanes, order, axis=-1), -1, axis)
+
+
+class ArgmaxLastOfTies(ResultFault):
+    """argmax returns the last of tied maxima (a reduction that keeps a later index on equality:
+    >= where > is meant), the last NaN where there are several."""
+
+    name = "broken_argmax_last_tie"
+    family = "sorting"
+    catch = Catch("test_argmax_and_argmin_take_the_first_of_ties", "argmax", "value")
+
+    def call(self, op, args, kwargs=None, device=None):
+        self.kwargs = kwargs or {}
+        return super().call(op, args, kwargs, device)
+
+    def wrong(self, op, args, values):
+        if op != "argmax":
+            return None
+        x, axis = np.asarray(args[0]), self.kwargs.get("axis")
+        lanes = x.reshape(-1) if axis is None else x
+        along = 0 if axis is None else axis
+        backwards = np.argmax(np.flip(lanes, axis=along), axis=along, keepdims=True)
+        last = lanes.shape[along] - 1 - backwards
+        return last.reshape(values.shape)

@@ -1,0 +1,27 @@
+"""Statistics faults: cumulative results that break the standard's include_initial."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from compat.adapters.broken.base import Catch, ResultFault
+
+
+class CumsumInitialDropsLast(ResultFault):
+    """cumsum with include_initial puts the 0 first but keeps x's length along the axis, so the
+    last running sum (the total) is dropped: a shift where an extension is meant."""
+
+    name = "broken_cumsum_include_initial"
+    family = "statistics"
+    catch = Catch("test_cumulative_sum_and_product_with_include_initial", "cumsum", "shape")
+
+    def call(self, op, args, kwargs=None, device=None):
+        self.kwargs = kwargs or {}
+        return super().call(op, args, kwargs, device)
+
+    def wrong(self, op, args, values):
+        if op != "cumsum" or not self.kwargs.get("include_initial"):
+            return None
+        axis = self.kwargs.get("axis")
+        along = 0 if axis is None else axis
+        return np.delete(values, -1, axis=along)

@@ -1,0 +1,136 @@
+"""Statistics: ``var`` and ``std`` with ``correction``, reductions of empty arrays, cumulative
+sums and products with ``include_initial``, ``all`` and ``any``, and ``diff``.
+
+- ``var(x, axis, correction, keepdims)`` is the sum of squared deviations from the mean over
+  ``n - correction`` (an int or a float correction), ``std`` its square root; both judged by
+  their accumulation bound (compat.core.table.statistical: n * eps * sum(x**2), whichever way
+  a backend computes them);
+- empty reductions: ``sum`` is 0, ``prod`` 1, ``mean``, ``var`` and ``std`` NaN, ``all`` True,
+  ``any`` False, ``count_nonzero`` 0;
+- ``cumsum`` and ``cumprod`` (the standard's ``cumulative_sum`` and ``cumulative_prod``)
+  with ``include_initial``: the empty sum (0) or product (1) first, one element longer;
+- ``all`` and ``any``: NaN is true, -0.0 is false;
+- ``diff(x, axis, n, prepend, append)``: n-th differences after prepend and before append.
+
+Reductions take ``axis`` None, an int, a tuple and a negative int: each spec checks every
+kind in every example, or draws them in turn (``input_classes``).
+"""
+
+import numpy as np
+from hypothesis import given
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+from compat.core.strategies import arrays, input_classes
+
+# Every example of these specs meets the class it is drawn for (the value, order or axis its
+# rule turns on is planted, not hoped for): half the profile's examples suffice, 5 a class at least
+EVERY_EXAMPLE_MEETS_ITS_CLASS = 0.5
+
+FLOATS = ("float32", "float64")
+FEW = (-2.0, -1.0, -0.0, 0.0, 0.5, 1.0, 1.5, 3.0)
+
+
+def axes(x: np.ndarray, kind: str):
+    """An axis of the kind named, for x (which has a dimension wherever the kind needs one)."""
+    if kind == "None":
+        return st.none()
+    if kind == "a tuple":
+        return st.lists(st.integers(0, x.ndim - 1), min_size=1, unique=True).map(tuple)
+    if kind == "a negative int":
+        return st.integers(-x.ndim, -1)
+    return st.integers(0, x.ndim - 1)
+
+
+AXES = ("None", "an int", "a tuple", "a negative int")
+CORRECTIONS = {"None": 0, "an int": 1, "a tuple": 0.5, "a negative int": 1.5}  # integer and float each twice
+
+
+@input_classes("axis", AXES, EVERY_EXAMPLE_MEETS_ITS_CLASS)
+@given(data=st.data())
+def test_var_and_std_with_correction(xp, axis, data):
+    """var(x, axis, correction, keepdims) and std: squared deviations from the mean over
+    n - correction, for an int and a float correction and axis None, an int, a tuple and a
+    negative int; NaN anywhere in a reduced lane makes its result NaN."""
+    dtype = data.draw(st.sampled_from(FLOATS), label="dtype")
+    values = st.sampled_from(FEW) | st.floats(-8, 8, width=32)
+    x = data.draw(arrays(dtype, hnp.array_shapes(min_dims=1, max_dims=3, min_side=2, max_side=3), values))
+    if data.draw(st.booleans(), label="a NaN"):
+        x.reshape(-1)[data.draw(st.integers(0, x.size - 1), label="where")] = np.nan
+    kwargs = dict(
+        axis=data.draw(axes(x, axis), label="axis"),
+        correction=CORRECTIONS[axis],
+        keepdims=data.draw(st.booleans(), label="keepdims"),
+    )
+    xp.check("var", x, **kwargs)
+    xp.check("std", x, **kwargs)
+
+
+# (operation, shape, axis): each reduction of an empty array, over every axis and over one
+EMPTY = [
+    (op, shape, axis)
+    for op in ("sum", "prod", "mean", "var", "std", "all", "any", "count_nonzero")
+    for shape, axis in (((0,), None), ((2, 0), 1), ((0, 3), 0), ((0, 3), -1))
+]
+
+
+def test_reductions_of_empty_arrays(xp):
+    """Of nothing, sum is 0, prod 1, mean, var and std NaN, all True, any False and
+    count_nonzero 0. A reduction over a non-empty axis of an empty
+    array is an empty array."""
+    for op, shape, axis in xp.sample(EMPTY):
+        xp.check(op, np.zeros(shape, dtype=np.float32), axis=axis)
+
+
+@input_classes("axis", ("None", "an int", "a negative int"), EVERY_EXAMPLE_MEETS_ITS_CLASS)
+@given(data=st.data())
+def test_cumulative_sum_and_product_with_include_initial(xp, axis, data):
+    """cumsum(x, axis, include_initial) and cumprod: the running sum (product) along the axis
+    (axis None: of the flattened x), with the empty sum 0 (product 1) first where
+    include_initial, one element longer along the axis; of an empty axis, that one element."""
+    dtype = data.draw(st.sampled_from((*FLOATS, "int32", "int64")), label="dtype")
+    elements = st.sampled_from(FEW) if dtype in FLOATS else st.integers(-3, 3)
+    shape = hnp.array_shapes(min_dims=1, max_dims=3, min_side=0, max_side=3)
+    x = data.draw(arrays(dtype, shape, elements=elements), label="x")
+    chosen = data.draw(axes(x, axis), label="axis")
+    for op in ("cumsum", "cumprod"):
+        xp.check(op, x, axis=chosen, include_initial=True)
+    xp.check(data.draw(st.sampled_from(("cumsum", "cumprod")), label="op"), x, axis=chosen)
+
+
+@input_classes("axis", AXES, EVERY_EXAMPLE_MEETS_ITS_CLASS)
+@given(data=st.data())
+def test_all_and_any(xp, axis, data):
+    """all(x, axis, keepdims) and any: whether every (some) element is true along the axis;
+    NaN is true, -0.0 false, and empty lanes give True (False)."""
+    dtype = data.draw(st.sampled_from(("bool", *FLOATS, "int32")), label="dtype")
+    elements = {"bool": st.booleans(), "int32": st.sampled_from((0, 0, 1, -2))}.get(
+        dtype, st.sampled_from((*FEW, np.nan, 0.0, -0.0))
+    )
+    x = data.draw(arrays(dtype, hnp.array_shapes(min_dims=1, max_dims=3, min_side=0, max_side=3), elements))
+    kwargs = dict(axis=data.draw(axes(x, axis), label="axis"), keepdims=data.draw(st.booleans()))
+    xp.check("all", x, **kwargs)
+    xp.check("any", x, **kwargs)
+
+
+@input_classes(
+    "case", ("n 1, a negative axis", "n 2 or more, prepend and append"), EVERY_EXAMPLE_MEETS_ITS_CLASS / 2
+)
+@given(data=st.data())
+def test_diff_with_prepend_and_append(xp, case, data):
+    """diff(x, axis, n, prepend, append): the n-th differences along the axis of prepend, x and
+    append joined there (each the shape of x but along the axis); n beyond the length gives an
+    empty axis."""
+    dtype = data.draw(st.sampled_from((*FLOATS, "int32", "int64")), label="dtype")
+    elements = st.sampled_from(FEW) if dtype in FLOATS else st.integers(-8, 8)
+    x = data.draw(arrays(dtype, hnp.array_shapes(min_dims=1, max_dims=3, min_side=1, max_side=3), elements))
+    if case.startswith("n 1"):
+        xp.check("diff", x, axis=data.draw(st.integers(-x.ndim, -1), label="axis"), n=1)
+        return
+    axis = data.draw(st.integers(0, x.ndim - 1), label="axis")
+    around = {}
+    for name in ("prepend", "append"):
+        shape = list(x.shape)
+        shape[axis] = data.draw(st.integers(1, 2), label=f"{name} length")
+        around[name] = data.draw(arrays(dtype, tuple(shape), elements), label=name)
+    xp.check("diff", x, axis=axis, n=data.draw(st.integers(2, 4), label="n"), **around)
