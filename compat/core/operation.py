@@ -5,6 +5,7 @@ small arrays operations are shown and tested with."""
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -91,6 +92,14 @@ class Op:
     )
     data_dependent: bool = False  # the result's shape depends on the values (nonzero, unique_*)
     unique: bool = True  # one right answer: an unstable argsort's, or an eigenvector's, is not
+    spelling: str = ""  # an operator's Python syntax, its operands {0}, {1}, ...: "{0} + {1}", "{0} += {1}"
+
+    @property
+    def in_place(self) -> bool:
+        """An operator that is a statement (x += y, x[i] += v): it changes its first operand."""
+        if not self.spelling:
+            return False
+        return isinstance(ast.parse(self.spelling.format(*["x"] * 4)).body[0], ast.AugAssign)
 
     @property
     def accumulates(self) -> bool:

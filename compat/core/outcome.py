@@ -40,6 +40,8 @@ class Outcome:
             return f"raised {kind} ({self.error_category}): {first_line(self.error)}"
         if self.parts is not None:
             return "(" + "; ".join(p.describe() for p in self.parts) + ")"
+        if self.values is None and self.shape is None and self.dtype is not None:
+            return f"dtype {self.dtype}"  # x.dtype
         if self.values is None or self.shape is None:
             return "None" if self.shape is None else f"shape {self.shape}"
         return f"{self.dtype}{list(self.shape)} {format_values(self.values)}"
@@ -56,8 +58,9 @@ class Outcome:
         if self.parts is not None:
             return {"parts": [p.to_json() for p in self.parts]}
         out: dict[str, Any] = {"shape": list(self.shape) if self.shape is not None else None}
-        if self.values is not None:
+        if self.values is not None or self.dtype is not None:  # x.dtype: a dtype without values
             out["dtype"] = self.dtype
+        if self.values is not None:
             out["values"] = json_values(self.values)
         if self.device is not None:
             out["device"] = self.device
