@@ -324,6 +324,16 @@ class Adapter:
         """The backend's dtype object for a canonical dtype name."""
         return self.resolve(self.dtype_source(name))
 
+    def dtype_name(self, value) -> str | None:
+        """The canonical name of ``value`` if it is one of the backend's dtype objects (x.dtype), else None."""
+        if hasattr(value, "__array__") or not (isinstance(value, np.dtype) or not hasattr(value, "ndim")):
+            return None
+        for name in dtypes.available():
+            with contextlib.suppress(Exception):
+                if value == self.dtype(name):
+                    return name
+        return None
+
     def is_shape(self, value) -> bool:
         return isinstance(value, tuple) and all(isinstance(v, int) for v in value)
 
@@ -352,8 +362,11 @@ class Adapter:
             return Outcome(parts=[self.outcome(r) for r in result])
         if self.is_shape(result):
             return Outcome(shape=tuple(int(v) for v in result))
+        if type(result) in (bool, int, float, complex):  # bool(x), x.ndim: a Python number, not the backend's
+            values = np.asarray(result)
+            return Outcome(values=values, dtype=dtypes.name_of(values.dtype), shape=())
         name = self.dtype_name(result)
-        if name is not None:  # result_type's answer
+        if name is not None:  # result_type's answer, x.dtype: the dtype alone
             return Outcome(dtype=name)
         if hasattr(result, "bits") and not hasattr(result, "shape"):  # finfo's or iinfo's answer
             return self.fields_outcome(result)
@@ -397,6 +410,10 @@ class Adapter:
         message = str(error).lower()
         if isinstance(error, UnsupportedOperation):
             return "unsupported"
+        if (
+            "converted to python scalars" in message
+        ):  # int(x) of a larger array: NumPy's, torch's, JAX's words
+            return "shape"
         if isinstance(error, IndexError) or (
             ("bounds" in message or "out of range" in message) and "ind" in message
         ):

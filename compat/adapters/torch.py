@@ -169,9 +169,11 @@ class TorchAdapter(Adapter):
     def from_numpy(self, array, device):
         import torch
 
+        # a copy: on the CPU torch.asarray shares the NumPy array's memory, and an in-place operator
+        # (x += y, x[i] = v) would change the case's inputs under NumPy's next look at them
         if array.dtype.name == "bfloat16":  # torch cannot read ml_dtypes arrays: their bits, as int16
-            return torch.asarray(array.view(np.int16), device=device).view(torch.bfloat16)
-        return torch.asarray(array, device=device)
+            return torch.asarray(array.view(np.int16), device=device, copy=True).view(torch.bfloat16)
+        return torch.asarray(array, device=device, copy=True)
 
     def array_source(self, variable, dtype, device=None):
         on = f", device={device!r}" if device else ""
@@ -214,7 +216,9 @@ class TorchAdapter(Adapter):
         # torch raises RuntimeError for nearly everything; its messages say what kind
         message = str(error).lower()
         if isinstance(error, RuntimeError):
-            if "negative integer powers" in message:
+            if (
+                "negative integer powers" in message or "ambiguous" in message
+            ):  # bool(x) of several: NumPy's ValueError
                 return "value"
             if "is not supported" in message or "not supported for" in message or "can't be cast" in message:
                 return "dtype"

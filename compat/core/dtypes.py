@@ -26,6 +26,7 @@ CATEGORIES = {
     "integer or boolean": INTEGER + BOOL,
     "numeric": INTEGER + FLOATING,
     "real-valued": INTEGER + REAL_FLOAT,
+    "real-valued or boolean": INTEGER + REAL_FLOAT + BOOL,  # int(x), float(x) of an array
     "real-valued floating-point": REAL_FLOAT,
     "complex floating-point": COMPLEX,
     "floating-point": FLOATING,

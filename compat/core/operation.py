@@ -5,6 +5,7 @@ small arrays operations are shown and tested with."""
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -94,6 +95,14 @@ class Op:
     # where a result is not unique: (args, kwargs, values) -> the values in the one form every right
     # answer has (an unstable argsort's ties in index order), which the judge compares on both sides
     canonical: Callable | None = None
+    spelling: str = ""  # an operator's Python syntax, its operands {0}, {1}, ...: "{0} + {1}", "{0} += {1}"
+
+    @property
+    def in_place(self) -> bool:
+        """An operator that is a statement (x += y, x[i] += v): it changes its first operand."""
+        if not self.spelling:
+            return False
+        return isinstance(ast.parse(self.spelling.format(*["x"] * 4)).body[0], ast.AugAssign)
 
     @property
     def accumulates(self) -> bool:

@@ -65,6 +65,8 @@ def reproducer(
     if native:
         sides.append((backend, device, case))
     lines = ["import numpy as np"]
+    if "operator." in ops.get(case.op).spelling:
+        lines.append("import operator")
     if case.uses_bfloat16():
         lines.append("import ml_dtypes")
     for adapter, on, _ in sides:
@@ -148,6 +150,8 @@ def native_call(case: Case, adapter: Adapter, device: str | None = None) -> tupl
     if ops.get(case.op).subscript:
         array = adapter.array_source("x0", case.args[0].dtype.name, device)
         return [], f"{array}[{index_source(case.args[1], convert)}]"
+    if ops.get(case.op).spelling and adapter.target(case.op) is ops.get(case.op).python:
+        return operator_call(case, adapter, device, convert)
     args = [convert(a, i) for i, a in enumerate(case.args)]
     op = adapter.op_source(case.op)
     definitions = [op.definitions] if op.definitions else []
@@ -166,3 +170,41 @@ def native_call(case: Case, adapter: Adapter, device: str | None = None) -> tupl
         return convert(backend_array(value)) if isinstance(value, np.ndarray) else value_source(value)
 
     return definitions, f"{op.expression}({case.arguments(args, adapter.dtype_source, keyword)})"
+
+
+def operator_call(case: Case, adapter: Adapter, device: str | None, convert) -> tuple[list[str], str]:
+    """An operator as users write it: ``torch.asarray(x0) + 1``, ``2 ** jnp.asarray(x0)``; an
+    in-place one (``x += y``, ``x[i] += v``) in a function of its own, on a copy of each input
+    array, so that the side shown first does not change what the next one computes on."""
+    declared = ops.get(case.op)
+
+    def operand(i: int, value) -> str:
+        if i == declared.index_arg:
+            return index_source(value, convert)
+        if isinstance(value, np.ndarray) and not isinstance(value, BackendArray):
+            copy = ".copy()" if declared.in_place else ""
+            return adapter.array_source(f"x{i}{copy}", value.dtype.name, device)
+        text = convert(value, i)
+        return f"({text})" if text.startswith("-") else text  # -2 ** x is -(2 ** x)
+
+    args = [operand(i, a) for i, a in enumerate(case.args)]
+    definitions, prepared = [], None
+    prepare = adapter.preparation(case.op, case.args, case.kwargs)
+    if prepare is not None:  # the operands go through it first, as Adapter.call passes them
+        source = adapter.compat_source(prepare)
+        definitions.append(source.definitions)
+        prepared = f"{source.expression}({', '.join(args)})"
+    if not declared.in_place:
+        if prepared is None:
+            return definitions, declared.spelling.format(*args)
+        operands = [f"v[{i}]" for i in range(len(args))]
+        return definitions, f"(lambda v: {declared.spelling.format(*operands)})({prepared})"
+    names = ["x", "index", "values"] if declared.index_arg is not None else ["x", "y"]
+    function = case.op.strip("_")
+    definitions.append(
+        f"def {function}({', '.join(names)}):\n    {declared.spelling.format(*names)}\n    return x\n"
+    )
+    if prepared is not None:
+        return definitions, f"{function}(*{prepared})"
+    call_args = [f"({a})" if i == declared.index_arg else a for i, a in enumerate(args)]
+    return definitions, f"{function}({', '.join(call_args)})"

@@ -17,6 +17,7 @@ FAMILIES = (
     "sorting",
     "sets",
     "statistics",
+    "operators",
 )
 
 # pytest's rootdir where compat runs its specs (survey, selftest, detect, bench): the folder

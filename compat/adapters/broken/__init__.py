@@ -40,6 +40,7 @@ from compat.adapters.broken.numerics import (
     SmallSquareRootsFromFastReciprocal,
     TanhThreeUlpsOff,
 )
+from compat.adapters.broken.operators import IndexAcceptsFloat, InPlaceRemainderKeepsDividendSign
 from compat.adapters.broken.placement import (
     CopyToAnotherDeviceStays,
     Int64AddLeftOnTheHost,
@@ -86,6 +87,8 @@ FAULTS = (
     ArgmaxLastOfTies,
     UniqueKeepsSignedZerosApart,
     CumsumInitialDropsLast,
+    InPlaceRemainderKeepsDividendSign,
+    IndexAcceptsFloat,
 )  # every fault, by family: what python -m compat detect runs
 
 __all__ = ["FAULTS", "ResultFault", "with_values", *(fault.__name__ for fault in FAULTS)]
