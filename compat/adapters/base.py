@@ -324,16 +324,6 @@ class Adapter:
         """The backend's dtype object for a canonical dtype name."""
         return self.resolve(self.dtype_source(name))
 
-    def dtype_name(self, value) -> str | None:
-        """The canonical name of ``value`` if it is one of the backend's dtype objects (x.dtype), else None."""
-        if hasattr(value, "__array__") or not (isinstance(value, np.dtype) or not hasattr(value, "ndim")):
-            return None
-        for name in dtypes.available():
-            with contextlib.suppress(Exception):
-                if value == self.dtype(name):
-                    return name
-        return None
-
     def is_shape(self, value) -> bool:
         return isinstance(value, tuple) and all(isinstance(v, int) for v in value)
 
