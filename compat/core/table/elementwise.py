@@ -9,7 +9,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from compat.core.operation import PUBLISHED_ULPS, SMOOTH_MARGIN, Op, X, Y, everywhere, f32, i32
+from compat.core.operation import (
+    PUBLISHED_ULPS,
+    SMOOTH_MARGIN,
+    Op,
+    X,
+    Y,
+    everywhere,
+    f32,
+    i32,
+    log_sum_terms,
+)
 
 
 def _arithmetic(name, about, smooth=None, exact=False, standard="", takes="numeric"):
@@ -43,7 +53,7 @@ def _math(name, about, smooth=None, exact=False, takes="floating-point", example
     )
 
 
-def _math2(name, about, smooth=None, exact=False, standard=""):
+def _math2(name, about, smooth=None, exact=False, standard="", terms=None):
     """A function of two real floats (atan2, hypot, ...)."""
     return Op(
         name,
@@ -54,6 +64,7 @@ def _math2(name, about, smooth=None, exact=False, standard=""):
         correctly_rounded=exact,
         smooth=smooth,
         ulps=PUBLISHED_ULPS.get(name),
+        terms=terms,
         example=(X, Y),
         standard=standard,
         takes="real-valued floating-point",
@@ -194,7 +205,9 @@ TABLE: tuple[Op, ...] = (
     ),
     _math2("atan2", "inverse tangent of x1 / x2, in the quadrant of (x2, x1)", _off_the_branch_cut),
     _math2("hypot", "sqrt(x1 ** 2 + x2 ** 2) without overflow", _away_from_origin),
-    _math2("logaddexp", "log(exp(x1) + exp(x2)) without overflow", everywhere),
+    _math2(
+        "logaddexp", "log(exp(x1) + exp(x2)) without overflow", everywhere, terms=log_sum_terms
+    ),  # judged as the sum of its two terms (compat.core.operation.log_sum_terms)
     _math2(
         "copysign",
         "|x1| with the sign bit of x2",
