@@ -367,7 +367,9 @@ class Adapter:
         message = str(error).lower()
         if isinstance(error, UnsupportedOperation):
             return "unsupported"
-        if "converted to python scalars" in message:  # int(x) of a larger array: NumPy's, torch's, JAX's words
+        if (
+            "converted to python scalars" in message
+        ):  # int(x) of a larger array: NumPy's, torch's, JAX's words
             return "shape"
         if isinstance(error, IndexError) or (
             ("bounds" in message or "out of range" in message) and "ind" in message

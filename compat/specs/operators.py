@@ -41,7 +41,7 @@ UNARY = [op for op in OPERATORS if op.arity == 1 and op.elementwise]
 CONVERSIONS = [
     op for op in OPERATORS if op.arity == 1 and op.spelling.endswith("({0})") and not op.elementwise
 ]
-ATTRIBUTES = [op for op in OPERATORS if op.spelling.startswith("{0}.")]
+ATTRIBUTES = [op for op in OPERATORS if "{0}." in op.spelling]
 SCALARS = {"bool": True, "int": 2, "float": 2.5, "complex": 1 + 2j}  # one moderate Python scalar of each kind
 
 
