@@ -3,7 +3,8 @@
 operator (compat/core/table/operators.py: one operation per operator form).
 
 - every operator form once per run on fixed operands (the table spec below), then by class:
-- ``x op y`` for two arrays, over dtype pairs the operator's category allows, broadcast;
+- ``x op y`` for two arrays, over dtype pairs the operator's category allows, broadcast (a 0-d
+  array beside an n-d one is the promotion family's own class);
 - ``x op y`` and ``y op x`` with a Python bool, int, float or complex ``y`` (weak, NEP 50):
   out-of-range Python ints included (NumPy compares them exactly and refuses them in arithmetic);
 - ``x op= y``: the result is written back into x, in x's dtype. NumPy casts it back under
@@ -70,9 +71,13 @@ def safe(op, value):
 
 def moderate_scalars(kind: type, dtype: str):
     """Python scalars of a kind beside an array of ``dtype``: moderate, and for ints the edges of
-    the dtype's range and beyond (floats beyond a dtype's range are the promotion family's)."""
+    the dtype's range and beyond (floats beyond a dtype's range, or tiny ones that a narrower float
+    computes differently, are the promotion family's)."""
+    quarters = st.integers(-32, 32).map(lambda n: n / 4)  # not the precision of a narrower float
     if kind is float:
-        return st.floats(-8, 8, allow_subnormal=False)
+        return quarters
+    if kind is complex:
+        return st.builds(complex, quarters, quarters)
     return python_scalars(kind, dtype)
 
 
@@ -121,7 +126,8 @@ def test_binary_operators(xp, operands, data):
     dtype = data.draw(st.sampled_from(takes(op)), label="x dtype")
     if PAIRS[operands] == "arrays":
         shape_x, shape_y = data.draw(
-            hnp.mutually_broadcastable_shapes(num_shapes=2, max_dims=3, max_side=3), label="shapes"
+            hnp.mutually_broadcastable_shapes(num_shapes=2, min_dims=1, max_dims=3, max_side=3),
+            label="shapes",
         ).input_shapes
         x = data.draw(arrays(dtype, shape_x), label="x")
         y = data.draw(arrays(data.draw(st.sampled_from(takes(op)), label="y dtype"), shape_y), label="y")
