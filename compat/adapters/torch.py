@@ -171,9 +171,10 @@ class TorchAdapter(Adapter):
 
         # a copy: on the CPU torch.asarray shares the NumPy array's memory, and an in-place operator
         # (x += y, x[i] = v) would change the case's inputs under NumPy's next look at them
+        array = np.array(array)  # (torch.asarray(copy=True) cannot copy to a PrivateUse1 device)
         if array.dtype.name == "bfloat16":  # torch cannot read ml_dtypes arrays: their bits, as int16
-            return torch.asarray(array.view(np.int16), device=device, copy=True).view(torch.bfloat16)
-        return torch.asarray(array, device=device, copy=True)
+            return torch.asarray(array.view(np.int16), device=device).view(torch.bfloat16)
+        return torch.asarray(array, device=device)
 
     def array_source(self, variable, dtype, device=None):
         on = f", device={device!r}" if device else ""

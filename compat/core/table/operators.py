@@ -96,6 +96,10 @@ def attribute(name: str):
     return read
 
 
+def size(x):
+    return operator.index(x.size)  # an int, not a method (torch's Tensor.size)
+
+
 def has_device(x):
     return x.device is not None
 
@@ -198,7 +202,7 @@ ATTRIBUTES = (
     ("mT", matrix_transposed, "{0}.mT", "x.mT: the last two axes swapped"),
     ("shape", attribute("shape"), "{0}.shape", "x.shape: a tuple of ints"),
     ("ndim", attribute("ndim"), "{0}.ndim", "x.ndim: the number of axes, an int"),
-    ("size", attribute("size"), "{0}.size", "x.size: the number of elements, an int"),
+    ("size", size, "operator.index({0}.size)", "x.size: the number of elements, an int"),
     ("dtype", attribute("dtype"), "{0}.dtype", "x.dtype: the backend's dtype object"),
     ("device", has_device, "{0}.device is not None", "x.device: where the array lives (its presence)"),
 )
