@@ -179,5 +179,7 @@ def unique_all(x):
     values, inverse, counts = torch.unique(x, return_inverse=True, return_counts=True)
     flat = inverse.reshape(-1)
     positions = torch.arange(flat.numel(), device=x.device)
-    first = torch.full(values.shape, flat.numel(), dtype=torch.int64, device=x.device)
-    return values, first.scatter_reduce(0, flat, positions, reduce="amin"), inverse, counts
+    hits = flat == torch.arange(values.numel(), device=x.device)[:, None]
+    first = torch.where(hits, positions, flat.numel())
+    first = first.min(dim=1).values if flat.numel() else first.sum(dim=1)  # nothing to find in an empty x
+    return values, first, inverse, counts

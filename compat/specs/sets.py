@@ -11,7 +11,6 @@ class it is drawn for: several NaNs, both zeros, or integers only.
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from hypothesis.extra import numpy as hnp
 
 from compat.core.strategies import arrays, input_classes
 
@@ -29,10 +28,12 @@ def test_unique_functions_count_each_nan_once_and_both_zeros_together(xp, values
     """unique_*(x) of a 0-d to 3-d x: the sorted distinct values, each NaN its own, -0.0 and
     0.0 one value; with first indices, inverse indices in x's shape, and counts."""
     dtype = data.draw(
-        st.sampled_from(("int32", "int64", "uint8") if values == "integers" else ("float32", "float64")),
+        st.sampled_from(("int32", "uint8") if values == "integers" else ("float32", "float64")),
         label="dtype",
     )
-    shape = data.draw(hnp.array_shapes(min_dims=0, max_dims=3, min_side=0, max_side=3), label="shape")
+    shape = data.draw(
+        st.sampled_from(((), (3,), (5,), (2, 3), (3, 2))), label="shape"
+    )  # few: JAX compiles each
     pool = [abs(int(v)) for v in FEW] if values == "integers" else list(FEW)
     x = data.draw(arrays(dtype, shape, elements=st.sampled_from(pool)), label="x").reshape(-1)
     planted = {"NaNs": [np.nan, np.nan, 1.0], "both zeros": [-0.0, 0.0, -0.0], "integers": [0, 0]}[values]
@@ -41,8 +42,8 @@ def test_unique_functions_count_each_nan_once_and_both_zeros_together(xp, values
     places = data.draw(st.permutations(range(x.size)), label="places")
     x[list(places[: len(planted)])] = planted
     x = x.reshape(shape)
-    for op in UNIQUE:
-        xp.check(op, x)
+    xp.check("unique_values", x)  # and one of the others: each of them is met in a few examples
+    xp.check(data.draw(st.sampled_from(UNIQUE[:3]), label="op"), x)
 
 
 @settings(max_examples=max(5, settings.default.max_examples // 8))
@@ -50,10 +51,10 @@ def test_unique_functions_count_each_nan_once_and_both_zeros_together(xp, values
 def test_isin(xp, data):
     """isin(x1, x2, invert): whether each x1 is among the x2 (of any shape; a Python int for
     either), negated by invert."""
-    dtype = data.draw(st.sampled_from(("int32", "int64", "uint8")), label="dtype")
+    dtype = data.draw(st.sampled_from(("int32", "uint8")), label="dtype")
     values = st.integers(0, 6)
-    x1 = data.draw(arrays(dtype, hnp.array_shapes(min_dims=0, max_dims=3, max_side=3), values), label="x1")
-    x2 = data.draw(arrays(dtype, hnp.array_shapes(min_dims=0, max_dims=2, min_side=0, max_side=4), values))
+    x1 = data.draw(arrays(dtype, st.sampled_from(((), (4,), (2, 3))), values), label="x1")
+    x2 = data.draw(arrays(dtype, st.sampled_from(((), (0,), (3,), (2, 2))), values), label="x2")
     if data.draw(st.booleans(), label="a Python int"):
         x1, x2 = (x1, int(x2.reshape(-1)[0])) if x2.size else (int(x1.reshape(-1)[0]), x2)
     xp.check("isin", x1, x2, invert=data.draw(st.booleans(), label="invert"))

@@ -8,8 +8,8 @@
   x), not index by index;
 - ``argmax`` and ``argmin``: the first of tied extremes, the first NaN where there is one,
   with ``axis`` None, an int or a negative int, and ``keepdims``;
-- ``searchsorted`` with ``side=`` left and right, a ``sorter``, values equal to elements of
-  x1, and a Python scalar as x2;
+- ``searchsorted`` with ``side=`` left and right (both in every example), a ``sorter``, values
+  equal to elements of x1, and a Python scalar as x2;
 - ``nonzero`` (0-d arrays raise) and ``count_nonzero`` with ``axis`` None, an int, a tuple and
   a negative int: -0.0 is zero, NaN is not.
 
@@ -19,7 +19,7 @@ default run meets each of them under every seed.
 """
 
 import numpy as np
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
@@ -29,8 +29,8 @@ from compat.core.strategies import arrays, input_classes
 # rule turns on is planted, not hoped for): half the profile's examples suffice, 5 a class at least
 EVERY_EXAMPLE_MEETS_ITS_CLASS = 0.5
 
-FLOATS = ("float32", "float64", "float16")
-INTEGERS = ("int32", "int64", "uint8")
+FLOATS = ("float32", "float64")  # few dtypes and shapes: JAX and XLA compile each anew
+INTEGERS = ("int32", "uint8")
 FEW = (-2.0, -1.0, -0.0, 0.0, 0.5, 1.0, 3.0)  # few values: ties everywhere, and both zeros
 LOWEST, HIGHEST = min(FEW), max(FEW)
 
@@ -42,7 +42,7 @@ def elements(dtype: str) -> st.SearchStrategy:
 
 
 @st.composite
-def with_lane(draw, dtype: str, axis_kind: str, min_dims: int = 1, max_dims: int = 3):
+def with_lane(draw, dtype: str, axis_kind: str, min_dims: int = 1, max_dims: int = 2):
     """An array of ``dtype`` and an axis of the kind asked for ("none", "int", "negative"); the
     axis (the flattened array for "none") holds at least two elements. Returns (x, axis, lane):
     ``lane`` is a view of the array's first lane along the axis, for the caller to plant values in."""
@@ -106,17 +106,17 @@ def test_argmax_and_argmin_take_the_first_of_ties(xp, case, data):
     xp.check("argmin", x, axis=axis, keepdims=keepdims)
 
 
-@input_classes("side", ("left", "right"), EVERY_EXAMPLE_MEETS_ITS_CLASS / 2)
+@settings(max_examples=max(5, round(settings.default.max_examples * EVERY_EXAMPLE_MEETS_ITS_CLASS / 4)))
 @given(data=st.data())
-def test_searchsorted_with_side_and_sorter(xp, side, data):
+def test_searchsorted_with_side_and_sorter(xp, data):
     """searchsorted(x1, x2, side, sorter): where each x2 goes into sorted x1 (before equal
     elements for side='left', after them for 'right'; NaN after every number); x1 sorted by
     ``sorter`` where given; x2 an array or a Python scalar."""
-    dtype = data.draw(st.sampled_from(FLOATS[:2] + INTEGERS[:2]), label="dtype")
-    x1 = data.draw(arrays(dtype, st.integers(1, 6), elements=elements(dtype)), label="x1")
+    dtype = data.draw(st.sampled_from(FLOATS + INTEGERS[:1]), label="dtype")
+    x1 = data.draw(arrays(dtype, st.sampled_from((2, 5)), elements=elements(dtype)), label="x1")
     if dtype in FLOATS and data.draw(st.booleans(), label="NaN in x1"):
         x1[data.draw(st.integers(0, x1.size - 1))] = np.nan
-    kwargs = {"side": side}
+    kwargs = {}
     if data.draw(st.booleans(), label="sorter"):
         kwargs["sorter"] = np.argsort(x1, stable=True)
     else:
@@ -125,9 +125,10 @@ def test_searchsorted_with_side_and_sorter(xp, side, data):
     x2 = (
         data.draw(st.sampled_from(FEW).map(float if dtype in FLOATS else int), label="x2")
         if scalar
-        else data.draw(arrays(dtype, hnp.array_shapes(min_dims=0, max_dims=2, max_side=3), elements(dtype)))
+        else data.draw(arrays(dtype, st.sampled_from(((), (3,), (2, 2))), elements(dtype)), label="x2")
     )
-    xp.check("searchsorted", x1, x2, **kwargs)
+    for side in ("left", "right"):  # both, in every example
+        xp.check("searchsorted", x1, x2, side=side, **kwargs)
 
 
 @input_classes("axis", ("None", "an int", "a tuple", "a negative int"), EVERY_EXAMPLE_MEETS_ITS_CLASS)
@@ -135,9 +136,9 @@ def test_searchsorted_with_side_and_sorter(xp, side, data):
 def test_nonzero_and_count_nonzero(xp, axis, data):
     """nonzero(x): one index array per axis (a 0-d x raises); count_nonzero(x, axis, keepdims)
     for axis None, an int, a tuple and a negative int. -0.0 is zero; NaN is not."""
-    dtype = data.draw(st.sampled_from(("bool",) + FLOATS[:2] + INTEGERS), label="dtype")
+    dtype = data.draw(st.sampled_from(("bool",) + FLOATS + INTEGERS), label="dtype")
     shape = data.draw(
-        hnp.array_shapes(min_dims=0 if axis == "None" else 1, max_dims=3, min_side=0, max_side=3),
+        hnp.array_shapes(min_dims=0 if axis == "None" else 1, max_dims=2, min_side=0, max_side=3),
         label="shape",
     )
     values = st.booleans() if dtype == "bool" else elements(dtype)

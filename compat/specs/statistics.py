@@ -19,7 +19,6 @@ kind in every example, or draws them in turn (``input_classes``).
 import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
-from hypothesis.extra import numpy as hnp
 
 from compat.core.strategies import arrays, input_classes
 
@@ -54,7 +53,7 @@ def test_var_and_std_with_correction(xp, axis, data):
     negative int; NaN anywhere in a reduced lane makes its result NaN."""
     dtype = data.draw(st.sampled_from(FLOATS), label="dtype")
     values = st.sampled_from(FEW) | st.floats(-8, 8, width=32)
-    x = data.draw(arrays(dtype, hnp.array_shapes(min_dims=1, max_dims=3, min_side=2, max_side=3), values))
+    x = data.draw(arrays(dtype, st.sampled_from(((3,), (2, 3), (3, 2, 2))), values), label="x")
     if data.draw(st.booleans(), label="a NaN"):
         x.reshape(-1)[data.draw(st.integers(0, x.size - 1), label="where")] = np.nan
     kwargs = dict(
@@ -62,15 +61,16 @@ def test_var_and_std_with_correction(xp, axis, data):
         correction=CORRECTIONS[axis],
         keepdims=data.draw(st.booleans(), label="keepdims"),
     )
-    xp.check("var", x, **kwargs)
-    xp.check("std", x, **kwargs)
+    xp.check(
+        data.draw(st.sampled_from(("var", "std")), label="op"), x, **kwargs
+    )  # one call: mode rows compile each
 
 
 # (operation, shape, axis): each reduction of an empty array, over every axis and over one
 EMPTY = [
     (op, shape, axis)
     for op in ("sum", "prod", "mean", "var", "std", "all", "any", "count_nonzero")
-    for shape, axis in (((0,), None), ((2, 0), 1), ((0, 3), 0), ((0, 3), -1))
+    for shape, axis in (((0,), None), ((2, 0), 1), ((0, 3), -1))
 ]
 
 
@@ -88,14 +88,12 @@ def test_cumulative_sum_and_product_with_include_initial(xp, axis, data):
     """cumsum(x, axis, include_initial) and cumprod: the running sum (product) along the axis
     (axis None: of the flattened x), with the empty sum 0 (product 1) first where
     include_initial, one element longer along the axis; of an empty axis, that one element."""
-    dtype = data.draw(st.sampled_from((*FLOATS, "int32", "int64")), label="dtype")
+    dtype = data.draw(st.sampled_from((*FLOATS, "int32")), label="dtype")
     elements = st.sampled_from(FEW) if dtype in FLOATS else st.integers(-3, 3)
-    shape = hnp.array_shapes(min_dims=1, max_dims=3, min_side=0, max_side=3)
-    x = data.draw(arrays(dtype, shape, elements=elements), label="x")
+    x = data.draw(arrays(dtype, st.sampled_from(((3,), (0,), (2, 3), (2, 0))), elements=elements), label="x")
     chosen = data.draw(axes(x, axis), label="axis")
-    for op in ("cumsum", "cumprod"):
-        xp.check(op, x, axis=chosen, include_initial=True)
-    xp.check(data.draw(st.sampled_from(("cumsum", "cumprod")), label="op"), x, axis=chosen)
+    xp.check("cumsum", x, axis=chosen, include_initial=True)  # and cumprod, with or without its 1
+    xp.check("cumprod", x, axis=chosen, include_initial=data.draw(st.booleans(), label="include_initial"))
 
 
 @input_classes("axis", AXES, EVERY_EXAMPLE_MEETS_ITS_CLASS)
@@ -107,10 +105,9 @@ def test_all_and_any(xp, axis, data):
     elements = {"bool": st.booleans(), "int32": st.sampled_from((0, 0, 1, -2))}.get(
         dtype, st.sampled_from((*FEW, np.nan, 0.0, -0.0))
     )
-    x = data.draw(arrays(dtype, hnp.array_shapes(min_dims=1, max_dims=3, min_side=0, max_side=3), elements))
+    x = data.draw(arrays(dtype, st.sampled_from(((3,), (2, 3), (2, 0), (2, 1, 2))), elements), label="x")
     kwargs = dict(axis=data.draw(axes(x, axis), label="axis"), keepdims=data.draw(st.booleans()))
-    xp.check("all", x, **kwargs)
-    xp.check("any", x, **kwargs)
+    xp.check(data.draw(st.sampled_from(("all", "any")), label="op"), x, **kwargs)
 
 
 @input_classes(
@@ -121,9 +118,9 @@ def test_diff_with_prepend_and_append(xp, case, data):
     """diff(x, axis, n, prepend, append): the n-th differences along the axis of prepend, x and
     append joined there (each the shape of x but along the axis); n beyond the length gives an
     empty axis."""
-    dtype = data.draw(st.sampled_from((*FLOATS, "int32", "int64")), label="dtype")
+    dtype = data.draw(st.sampled_from((*FLOATS, "int32")), label="dtype")
     elements = st.sampled_from(FEW) if dtype in FLOATS else st.integers(-8, 8)
-    x = data.draw(arrays(dtype, hnp.array_shapes(min_dims=1, max_dims=3, min_side=1, max_side=3), elements))
+    x = data.draw(arrays(dtype, st.sampled_from(((4,), (2, 3))), elements), label="x")
     if case.startswith("n 1"):
         xp.check("diff", x, axis=data.draw(st.integers(-x.ndim, -1), label="axis"), n=1)
         return
