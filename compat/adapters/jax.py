@@ -44,7 +44,13 @@ class JaxAdapter(Adapter):
     requires = "jax"
     namespace = "jnp"
     imports = {"np": "numpy", "jax": "jax", "jnp": "jax.numpy", "ops": "compat.adapters.jax_ops"}
-    OPS = {"norm": "jnp.linalg.norm", "relu": "jax.nn.relu", **{op: f"ops.{op}" for op in FUNCTIONS}}
+    OPS = {
+        "norm": "jnp.linalg.norm",
+        "relu": "jax.nn.relu",
+        **{op: f"ops.{op}" for op in FUNCTIONS},
+        # -- manipulation, creation and linear algebra (issue 31) --
+        "from_dlpack": "ops.from_dlpack",
+    }
     CONFIGS = {"x64": {"x64": True}, "x32": {"x64": False}}
     DEFAULT_CONFIGS = ("x64", "x32")
     MODES = {"eager": "op by op (jax.disable_jit)", "jit": "jax.jit of the whole call, operands traced"}

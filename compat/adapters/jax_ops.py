@@ -3,6 +3,7 @@ show these definitions as they are)."""
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 
 def astype(x, dtype):  # jnp.astype takes dtype positionally only
@@ -48,3 +49,12 @@ def per_example_grad(f, params, batch):
 
 def hvp(f, x, v):
     return jax.jvp(jax.grad(f), (x,), (v,))[1]
+
+
+# -- manipulation, creation and linear algebra (issue 31) ---------------------------------
+
+
+def from_dlpack(x):
+    # the array as NumPy imports it through DLPack, and NumPy's copy as JAX imports it (a copy:
+    # NumPy exports a read-only array, as JAX's are, only to a consumer that asks for DLPack 1.0)
+    return jnp.from_dlpack(np.from_dlpack(x).copy())

@@ -38,6 +38,8 @@ class NumpyAdapter(Adapter):
         },
         "compiled_add": "np.add",  # nothing to compile: the plain call
         **dict.fromkeys(("grad", "jacobian", "per_example_grad", "hvp"), NO_AUTODIFF),
+        # -- manipulation, creation and linear algebra (issue 31) --
+        "vecdot": "ops.vecdot",  # bfloat16 by float16's rule
     }
 
     def preparation(self, op, args, kwargs):

@@ -66,3 +66,17 @@ def hvp(f, x, v):
             y = f(x)
         g = tape.gradient(y, x, unconnected_gradients=tf.UnconnectedGradients.ZERO)
     return forward.jvp(g, unconnected_gradients=tf.UnconnectedGradients.ZERO)
+
+
+# -- manipulation, creation and linear algebra (issue 31) ---------------------------------
+
+
+def from_dlpack(x):
+    # the tensor as NumPy imports it through DLPack, and NumPy's copy through TensorFlow's capsule
+    # API (a copy: NumPy exports a read-only array only to a consumer that asks for DLPack 1.0)
+    return tf.experimental.dlpack.from_dlpack(np.from_dlpack(x).copy().__dlpack__())
+
+
+def vecdot(x1, x2, axis=-1):
+    # tnp has no vecdot: the conjugated products, broadcast, summed along axis
+    return tnp.sum(tnp.conj(x1) * x2, axis=axis)

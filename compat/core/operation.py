@@ -91,6 +91,10 @@ class Op:
     )
     data_dependent: bool = False  # the result's shape depends on the values (nonzero, unique_*)
     unique: bool = True  # one right answer: an unstable argsort's, or an eigenvector's, is not
+    static: tuple[int, ...] = ()  # positional parameters that are sizes or counts (arange's bounds, eye's
+    #                               n_rows): a compiled call keeps them constant, as users write them
+    specified_values: bool = True  # the standard fixes the result's values (empty's it does not: judged
+    #                                by dtype, shape and device only)
 
     @property
     def accumulates(self) -> bool:

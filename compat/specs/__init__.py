@@ -13,6 +13,8 @@ FAMILIES = (
     "numerics",
     "gradients",
     "placement",
+    "manipulation",
+    "creation",
 )
 
 # pytest's rootdir where compat runs its specs (survey, selftest, detect, bench): the folder
