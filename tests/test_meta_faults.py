@@ -33,7 +33,18 @@ pytestmark = [pytest.mark.xdist_group("meta-faults"), pytest.mark.slow]  # one w
 RUNS = {
     # the NumPy-based faults; default modes, all examples: a rule broken only when traced
     "numpy": (
-        ("promotion", "broadcasting", "indexing", "numerics", "sorting", "sets", "statistics", "operators"),
+        (
+            "promotion",
+            "broadcasting",
+            "indexing",
+            "numerics",
+            "sorting",
+            "sets",
+            "statistics",
+            "operators",
+            "manipulation",
+            "creation",
+        ),
         ["--modes", "default", "--mode-examples", "1"],
     ),
     # torch's own autodiff, on every device: the default one suffices

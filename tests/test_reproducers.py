@@ -139,6 +139,8 @@ def agreement(spec: str) -> list[str]:
                 continue
             with adapter.context():
                 again = adapter.outcome(result)
+            if not ops.get(op).specified_values:  # empty: the values are whatever memory held
+                harness, again = oracle.without_values(harness), oracle.without_values(again)
             mismatches = oracle.compare(harness, again, exactness=oracle.Exactness.COMPUTED)
             if mismatches:
                 problems.append(f"{where}: {'; '.join(m.detail for m in mismatches)}\n{text}")

@@ -414,6 +414,8 @@ class Adapter:
             or "zerodivision" in message
         ):
             return "arithmetic"
+        if "axis" in message and ("out of bounds" in message or "out of range" in message):
+            return "index"  # an axis beyond the rank: NumPy's AxisError is an IndexError
         if isinstance(error, OverflowError) or "out of bounds for" in message or "overflow" in message:
             return "overflow"
         if any(word in message for word in ("broadcast", "shape", "size of tensor", "dimension", "axis")):
@@ -483,8 +485,8 @@ def traced_call(
     function of them. Operands are the backend arrays (converted from NumPy, at any depth
     of a tuple) and the Python numbers passed as operands of the operation (its positional
     parameters, the index excepted: ``x + 2`` traces the 2, as ``jax.jit(f)(x, 2)`` would);
-    axes, shapes (tuples of ints), slices, index integers and dtypes stay what they are
-    while the call is traced, as users write them.
+    axes, shapes (tuples of ints), sizes and counts (``Op.static``), slices, index integers
+    and dtypes stay what they are while the call is traced, as users write them.
 
     The function is spelled out, ``def traced(v0, v1): return fn((v0, 2), v1, axis=c1)``:
     a tracer that reads bytecode (torch.compile's dynamo) then reads those few
@@ -507,7 +509,7 @@ def traced_call(
         return f"c{len(names) - 1}"
 
     arguments = [
-        spell(b, a, n < declared.arity and n != declared.index_arg)
+        spell(b, a, n < declared.arity and n != declared.index_arg and n not in declared.static)
         for n, (b, a) in enumerate(zip(original, converted))
     ]
     for key, value in kwargs.items():  # an array keyword argument is an operand too

@@ -51,6 +51,8 @@ class JaxAdapter(Adapter):
         # searching, sorting, sets, statistics, utility (issue 31): include_initial
         "cumsum": "ops.cumsum",
         "cumprod": "ops.cumprod",
+        # -- manipulation, creation and linear algebra (issue 31) --
+        "from_dlpack": "ops.from_dlpack",
     }
     CONFIGS = {"x64": {"x64": True}, "x32": {"x64": False}}
     DEFAULT_CONFIGS = ("x64", "x32")

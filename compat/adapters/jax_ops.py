@@ -3,6 +3,7 @@ show these definitions as they are)."""
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 
 def astype(x, dtype):  # jnp.astype takes dtype positionally only
@@ -66,3 +67,12 @@ def cumprod(x, axis=None, dtype=None, include_initial=False):
         return jnp.cumprod(x, axis=axis, dtype=dtype)
     flat, along = (jnp.ravel(x), 0) if axis is None else (x, axis)
     return jnp.cumulative_prod(flat, axis=along, dtype=dtype, include_initial=True)
+
+
+# -- manipulation, creation and linear algebra (issue 31) ---------------------------------
+
+
+def from_dlpack(x):
+    # the array as NumPy imports it through DLPack, and NumPy's copy as JAX imports it (a copy:
+    # NumPy exports a read-only array, as JAX's are, only to a consumer that asks for DLPack 1.0)
+    return jnp.from_dlpack(np.from_dlpack(x).copy())

@@ -44,6 +44,8 @@ class NumpyAdapter(Adapter):
         "isdtype": "ops.isdtype",
         # searching, sorting, sets, statistics, utility (issue 31): the standard's keywords
         **{op: f"ops.{op}" for op in ("sort", "argsort", "cumsum", "cumprod", "var", "std", "diff")},
+        # -- manipulation, creation and linear algebra (issue 31) --
+        "vecdot": "ops.vecdot",  # bfloat16 by float16's rule
     }
 
     def preparation(self, op, args, kwargs):

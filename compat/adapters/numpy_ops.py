@@ -8,8 +8,8 @@ treats float16 (NEP 50), NumPy with ml_dtypes does not:
   float16 stays float16; a Python int beyond int64 raises TypeError, where for
   float16 it is converted through a Python float (inf beyond the range;
   OverflowError beyond a float's); stored into a bfloat16 array, the same int raises;
-- matmul and clip of bfloat16 return float32 (ml_dtypes has no bfloat16 loop
-  for them: NumPy runs float32's); np.linalg.norm returns float64;
+- matmul, vecdot and clip of bfloat16 return float32 (ml_dtypes has no bfloat16
+  loop for them: NumPy runs float32's); np.linalg.norm returns float64;
 - sum, prod and mean of bfloat16 round to bfloat16 at every step (4096 ones
   sum to 256), where NumPy accumulates float16 in float32 and rounds once.
 
@@ -121,6 +121,10 @@ def rounded_once(result, *operands):
 
 def matmul(x1, x2):
     return rounded_once(np.matmul(x1, x2), x1, x2)
+
+
+def vecdot(x1, x2, axis=-1):
+    return rounded_once(np.vecdot(x1, x2, axis=axis), x1, x2)
 
 
 def clip(x, lo, hi):

@@ -71,6 +71,11 @@ class TensorflowAdapter(Adapter):
                 "and returns values in order of first occurrence"
             ),
         ),
+        # -- manipulation, creation and linear algebra (issue 31) --
+        "unstack": "tf.unstack",  # tnp has none: TensorFlow's own
+        "matrix_transpose": "tf.linalg.matrix_transpose",
+        "from_dlpack": "ops.from_dlpack",
+        "vecdot": "ops.vecdot",
     }
     CONFIGS = {"": LEGACY, "prefer_float32": {**LEGACY, "prefer_float32": True}}
     DEFAULT_CONFIGS = ("",)

@@ -151,3 +151,17 @@ def searchsorted(x1, x2, side="left", sorter=None):
 def diff(x, axis=-1, n=1, prepend=None, append=None):
     parts = [p for p in (prepend, x, append) if p is not None]
     return tnp.diff(tnp.concatenate(parts, axis=axis) if len(parts) > 1 else x, n=n, axis=axis)
+
+
+# -- manipulation, creation and linear algebra (issue 31) ---------------------------------
+
+
+def from_dlpack(x):
+    # the tensor as NumPy imports it through DLPack, and NumPy's copy through TensorFlow's capsule
+    # API (a copy: NumPy exports a read-only array only to a consumer that asks for DLPack 1.0)
+    return tf.experimental.dlpack.from_dlpack(np.from_dlpack(x).copy().__dlpack__())
+
+
+def vecdot(x1, x2, axis=-1):
+    # tnp has no vecdot: the conjugated products, broadcast, summed along axis
+    return tnp.sum(tnp.conj(x1) * x2, axis=axis)

@@ -104,6 +104,29 @@ class TorchAdapter(Adapter):
         },
         "all": "ops.every",
         "any": "ops.some",
+        # -- manipulation, creation and linear algebra (issue 31) --
+        "broadcast_arrays": "torch.broadcast_tensors",
+        **{
+            op: f"ops.{op}"
+            for op in (
+                "expand_dims",
+                "flip",
+                "repeat",
+                "roll",
+                "squeeze",
+                "stack",
+                "unstack",
+                "arange",
+                "eye",
+                "from_dlpack",
+                "linspace",
+                "tril",
+                "triu",
+                "matrix_transpose",
+                "tensordot",
+                "vecdot",
+            )
+        },
     }
     plugin = TorchApu()  # compat's reference PrivateUse1 device, "apu" (compat/devices/torch_apu.cpp)
     MODES = {

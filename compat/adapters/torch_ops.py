@@ -1,6 +1,7 @@
 """torch's spelling of the operations that are not one torch function (reproducers
 show these definitions as they are)."""
 
+import numpy as np
 import torch
 
 
@@ -183,3 +184,88 @@ def unique_all(x):
     first = torch.where(hits, positions, flat.numel())
     first = first.min(dim=1).values if flat.numel() else first.sum(dim=1)  # nothing to find in an empty x
     return values, first, inverse, counts
+
+
+# -- manipulation, creation and linear algebra (issue 31) ---------------------------------
+
+
+def expand_dims(x, axis):
+    # torch.unsqueeze inserts one axis: a tuple's, counted in the result's rank, one by one in order
+    if isinstance(axis, int):
+        return torch.unsqueeze(x, axis)
+    rank = x.ndim + len(axis)
+    for position in sorted(a + rank if a < 0 else a for a in axis):
+        x = torch.unsqueeze(x, position)
+    return x
+
+
+def flip(x, axis=None):
+    # torch.flip takes a tuple of dims only
+    return torch.flip(x, tuple(range(x.ndim)) if axis is None else (axis,) if isinstance(axis, int) else axis)
+
+
+def repeat(x, repeats, axis=None):
+    return torch.repeat_interleave(x, repeats, dim=axis)
+
+
+def roll(x, shift, axis=None):
+    return torch.roll(x, shift, dims=axis)
+
+
+def squeeze(x, axis):
+    return torch.squeeze(x, axis)
+
+
+def stack(arrays, axis=0):
+    return torch.stack(arrays, dim=axis)
+
+
+def unstack(x, axis=0):
+    return torch.unbind(x, dim=axis)
+
+
+def arange(start, stop=None, step=1, dtype=None):
+    if stop is None:
+        return torch.arange(start, dtype=dtype)
+    return torch.arange(start, stop, step, dtype=dtype)
+
+
+def eye(n_rows, n_cols=None, k=0, dtype=None):
+    # torch.eye has no diagonal offset: diagonal k of n x m is the main diagonal of a larger one, cut
+    n_cols = n_rows if n_cols is None else n_cols
+    if k >= 0:
+        return torch.eye(n_rows + k, n_cols, dtype=dtype)[k:]
+    return torch.eye(n_rows, n_cols - k, dtype=dtype)[:, -k:]
+
+
+def from_dlpack(x):
+    # the tensor as NumPy imports it through DLPack, and NumPy's copy as torch imports it (a copy:
+    # NumPy exports a read-only array only to a consumer that asks for DLPack 1.0)
+    return torch.from_dlpack(np.from_dlpack(x).copy())
+
+
+def linspace(start, stop, num, endpoint=True, dtype=None):
+    # torch.linspace always ends at stop: without it, num + 1 values, the last left out
+    if endpoint:
+        return torch.linspace(start, stop, num, dtype=dtype)
+    return torch.linspace(start, stop, num + 1, dtype=dtype)[:-1]
+
+
+def tril(x, k=0):
+    return torch.tril(x, diagonal=k)
+
+
+def triu(x, k=0):
+    return torch.triu(x, diagonal=k)
+
+
+def matrix_transpose(x):
+    return torch.transpose(x, -2, -1)
+
+
+def tensordot(x1, x2, axes=2):
+    return torch.tensordot(x1, x2, dims=axes)
+
+
+def vecdot(x1, x2, axis=-1):
+    return torch.linalg.vecdot(x1, x2, dim=axis)

@@ -108,6 +108,10 @@ def tag(value) -> str:
         return value.dtype.name
     if isinstance(value, dtypes.DType):  # a dtype asked about: tagged as an array of it is
         return str(value)
+    if isinstance(value, (list, tuple)) and any(isinstance(v, np.ndarray) for v in value):
+        # concat's arrays: the dtypes among them, each once (not their order or count: one
+        # promotion rule is one divergence, not one per sequence of arrays)
+        return "(" + ",".join(sorted({tag(v) for v in value})) + ")"
     if isinstance(value, (list, tuple)):
         return f"py:{type(value).__name__}"
     return dtypes.python_scalar_tag(value)

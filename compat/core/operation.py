@@ -104,6 +104,11 @@ class Op:
             return False
         return isinstance(ast.parse(self.spelling.format(*["x"] * 4)).body[0], ast.AugAssign)
 
+    static: tuple[int, ...] = ()  # positional parameters that are sizes or counts (arange's bounds, eye's
+    #                               n_rows): a compiled call keeps them constant, as users write them
+    specified_values: bool = True  # the standard fixes the result's values (empty's it does not: judged
+    #                                by dtype, shape and device only)
+
     @property
     def accumulates(self) -> bool:
         """A sum (or product) of terms: its rounding depends on their order."""

@@ -89,18 +89,18 @@ def python_scalars(kind: type, array_dtype: str) -> st.SearchStrategy:
 # per class, each with an equal share of the profile's examples, drawn inside it.
 
 
-def input_classes(name: str, classes, share_of_examples: float = 1.0):
+def input_classes(name: str, classes, share: float = 1.0):
     """Decorator of a Hypothesis spec: run it once per input class (a pytest parameter
-    ``name`` whose ids are the classes), each run with 1/len(classes) of the profile's
-    max_examples (at least 5), so that every run covers every class for about the
+    ``name`` whose ids are the classes), each run with 1/len(classes) of ``share`` of the
+    profile's max_examples (at least 5), so that every run covers every class for about the
     examples one run of the spec took before. The spec draws its input inside the class.
-    ``share_of_examples``: of the profile's max_examples, for a spec whose every example
-    meets what it checks (the thorough profile's examples still grow it)."""
+    ``share`` below 1: for a spec whose every example meets what it checks, or whose calls
+    are costly to compile (the thorough profile's examples still grow it)."""
     import pytest
     from hypothesis import settings
 
     classes = list(classes)
-    share = max(5, round(settings().max_examples * share_of_examples) // len(classes))
+    share = max(5, round(settings().max_examples * share) // len(classes))
 
     def decorate(test):
         test = pytest.mark.parametrize(name, classes)(settings(max_examples=share)(test))
@@ -132,6 +132,14 @@ def in_category(takes: str, names=None) -> list[str]:
     return [
         n for n in (names or dtypes.available()) if n in dtypes.CATEGORIES[takes] and n in dtypes.available()
     ]
+
+
+def examples(share: float):
+    """Settings for a spec that needs ``share`` of the profile's max_examples (at least 5): one
+    whose rule has few cases, each call of which is costly to compile."""
+    from hypothesis import settings
+
+    return settings(max_examples=max(5, round(settings().max_examples * share)))
 
 
 RANK_RELATIONS = {
@@ -177,6 +185,99 @@ def ranked_broadcastable_shapes(
 def dtype_pairs(names=None) -> list[tuple[str, str]]:
     names = [n for n in (names or dtypes.ALL) if n in dtypes.available()]
     return list(itertools.product(names, repeat=2))
+
+
+# -- contractions by class ------------------------------------------------------------
+#
+# matmul's rule (PEP 465, the standard's matmul) has cases of its own: a 1-d first operand gets a
+# dimension prepended and a 1-d second one a dimension appended (each removed again), two 1-d
+# operands give their inner product, batch dimensions broadcast, and any dimension may be 0.
+# tensordot contracts the last N axes of x1 with the first N of x2 (axes=N), or the axes it is
+# given (a pair of sequences, negative ones counting from the end); vecdot contracts one axis,
+# counted from the end, and broadcasts the others.
+
+MATMUL_CLASSES = ("1-d first", "1-d second", "both 1-d", "batch dimensions broadcast", "size-0 dimension")
+TENSORDOT_CLASSES = ("axes int", "axes pair")
+VECDOT_CLASSES = ("last axis", "another axis", "1-d operands")
+
+
+@st.composite
+def matmul_shapes(draw, operands: str, max_side: int = 3) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """The shapes of matmul's two operands, in one class of MATMUL_CLASSES."""
+    m, k, n = (draw(st.integers(1, max_side), label=label) for label in ("m", "k", "n"))
+    batch = tuple(draw(st.lists(st.integers(1, max_side), max_size=2), label="batch"))
+    if operands == "1-d first":
+        return (k,), batch + (k, n)
+    if operands == "1-d second":
+        return batch + (m, k), (k,)
+    if operands == "both 1-d":
+        return (k,), (k,)
+    if operands == "batch dimensions broadcast":
+        first, second = draw(
+            hnp.mutually_broadcastable_shapes(num_shapes=2, min_dims=1, max_dims=3, max_side=max_side).filter(
+                lambda drawn: drawn.input_shapes[0] != drawn.input_shapes[1]
+            ),
+            label="batch shapes",
+        ).input_shapes
+        return first + (m, k), second + (k, n)
+    left, right = list(batch + (m, k)), list(batch + (k, n))
+    empty = draw(st.sampled_from(["m", "k", "n"] + ["batch"] * bool(batch)), label="size-0 dimension")
+    if empty == "batch":  # 0 in the first operand's batch dimension, 0 or 1 (stretched to 0) in the second's
+        at = draw(st.integers(0, len(batch) - 1), label="batch axis")
+        left[at], right[at] = 0, draw(st.sampled_from([0, 1]), label="second's size there")
+    elif empty == "m":
+        left[-2] = 0
+    elif empty == "k":
+        left[-1] = right[-2] = 0
+    else:
+        right[-1] = 0
+    return tuple(left), tuple(right)
+
+
+@st.composite
+def tensordot_operands(draw, axes_class: str, max_side: int = 3):
+    """(shape of x1, shape of x2, axes) for tensordot in one class of TENSORDOT_CLASSES; sizes may be 0."""
+    sides = st.lists(st.integers(0, max_side), max_size=2)
+    contracted = draw(sides, label="contracted sizes")
+    free1, free2 = draw(sides, label="x1's other sizes"), draw(sides, label="x2's other sizes")
+    if axes_class == "axes int":
+        return tuple(free1 + contracted), tuple(contracted + free2), len(contracted)
+    shapes, pairs = [], []
+    for free in (free1, free2):
+        rank = len(free) + len(contracted)
+        where = draw(st.permutations(range(rank)), label="axis positions")[: len(contracted)]
+        shape = list(free)
+        for position, size in sorted(zip(where, contracted)):
+            shape.insert(position, size)
+        negative = draw(st.lists(st.booleans(), min_size=len(where), max_size=len(where)), label="negative")
+        pairs.append(tuple(p - rank if minus else p for p, minus in zip(where, negative)))
+        shapes.append(tuple(shape))
+    return shapes[0], shapes[1], (pairs[0], pairs[1])
+
+
+@st.composite
+def vecdot_operands(draw, axis_class: str, max_side: int = 3):
+    """(shape of x1, shape of x2, axis) for vecdot in one class of VECDOT_CLASSES: the contracted
+    axis (size 0 included) has one size in both, the others broadcast."""
+    k = draw(st.integers(0, max_side), label="contracted size")
+    if axis_class == "1-d operands":
+        return (k,), (k,), -1
+    min_dims = 1 if axis_class == "another axis" else 0
+    first, second = draw(
+        hnp.mutually_broadcastable_shapes(
+            num_shapes=2, min_dims=min_dims, max_dims=3, min_side=0, max_side=max_side
+        ),
+        label="other dimensions",
+    ).input_shapes
+    axis = -1
+    if axis_class == "another axis":
+        axis = -draw(st.integers(2, min(len(first), len(second)) + 1), label="axis from the end")
+
+    def with_axis(shape):
+        at = len(shape) + axis + 1
+        return shape[:at] + (k,) + shape[at:]
+
+    return with_axis(first), with_axis(second), axis
 
 
 # -- differentiable programs (the gradient spec) -----------------------------

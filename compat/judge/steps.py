@@ -139,7 +139,12 @@ def in_canonical_form(j: Judgement) -> None:
 
 
 def compare(j: Judgement) -> None:
-    j.mismatches = oracle.compare(j.reference_outcome, j.actual, j.allowed, j.exactness)
+    """The outcomes compared; where the standard leaves the values open (``empty``), their dtype,
+    shape and device only."""
+    expected, actual = j.reference_outcome, j.actual
+    if not ops.get(j.case.op).specified_values:
+        expected, actual = oracle.without_values(expected), oracle.without_values(actual)
+    j.mismatches = oracle.compare(expected, actual, j.allowed, j.exactness)
 
 
 def without_consequences(j: Judgement) -> None:

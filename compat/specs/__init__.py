@@ -18,6 +18,8 @@ FAMILIES = (
     "sets",
     "statistics",
     "operators",
+    "manipulation",
+    "creation",
 )
 
 # pytest's rootdir where compat runs its specs (survey, selftest, detect, bench): the folder

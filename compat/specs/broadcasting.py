@@ -1,6 +1,7 @@
 """Broadcasting: NumPy's rule that shapes align from the right and size-1
 dimensions stretch, for elementwise operations, where, broadcast_to,
-broadcast_shapes, matmul's batch dimensions and keepdims reductions.
+broadcast_shapes, matmul's operand ranks and batch dimensions, the axes tensordot
+and vecdot contract, and keepdims reductions.
 
 Values are small integers stored in float32 (exact arithmetic), so any value
 difference is a broadcasting difference, not rounding.
@@ -14,11 +15,17 @@ from hypothesis.extra import numpy as hnp
 
 from compat.core import dtypes, ops
 from compat.core.strategies import (
+    MATMUL_CLASSES,
     RANK_RELATIONS,
+    TENSORDOT_CLASSES,
+    VECDOT_CLASSES,
     arrays,
     input_classes,
+    matmul_shapes,
     operation_params,
     ranked_broadcastable_shapes,
+    tensordot_operands,
+    vecdot_operands,
 )
 
 ELEMENTWISE = ops.names("add", "multiply", "maximum", "less")  # one arithmetic, one selecting, one comparison
@@ -160,16 +167,36 @@ def test_broadcast_to(xp, data):
     xp.check("broadcast_to", data.draw(exact_arrays(shape), label="x"), target)
 
 
-@given(
-    shapes=hnp.mutually_broadcastable_shapes(
-        signature="(m?,n),(n,p?)->(m?,p?)", max_dims=5, min_side=1, max_side=3
-    ),
-    data=st.data(),
-)
-def test_matmul_batch_dimensions_broadcast(xp, shapes, data):
-    """matmul broadcasts batch dimensions; a 1-D operand gets a dimension added and removed again."""
-    a, b = (data.draw(exact_arrays(s), label=f"operand {i}") for i, s in enumerate(shapes.input_shapes))
+@input_classes("operands", MATMUL_CLASSES)
+@given(data=st.data())
+def test_matmul_operands_by_rank(xp, operands, data):
+    """matmul: a 1-D first operand gets a dimension prepended, a 1-D second one a dimension appended
+    (each removed again), two 1-D operands give their inner product, batch dimensions broadcast,
+    and a size-0 dimension gives an empty result (or zeros, where it is the contracted one)."""
+    shapes = data.draw(matmul_shapes(operands), label="shapes")
+    a, b = (data.draw(exact_arrays(s), label=f"operand {i}") for i, s in enumerate(shapes))
     xp.check("matmul", a, b)
+
+
+@input_classes("axes", TENSORDOT_CLASSES, share=0.5)
+@given(data=st.data())
+def test_tensordot_contracts_the_given_axes(xp, axes, data):
+    """tensordot(x1, x2, axes=N) contracts the last N axes of x1 with the first N of x2;
+    axes=(a1, a2) the axes named, negative ones counted from the end. The result's axes are
+    x1's others, then x2's."""
+    first, second, contracted = data.draw(tensordot_operands(axes), label="operands")
+    a, b = data.draw(exact_arrays(first), label="x1"), data.draw(exact_arrays(second), label="x2")
+    xp.check("tensordot", a, b, axes=contracted)
+
+
+@input_classes("axis", VECDOT_CLASSES, share=0.5)
+@given(data=st.data())
+def test_vecdot_contracts_one_axis_and_broadcasts_the_others(xp, axis, data):
+    """vecdot(x1, x2, axis) sums x1's conjugate times x2 along axis (counted from the end);
+    the other dimensions broadcast."""
+    first, second, along = data.draw(vecdot_operands(axis), label="operands")
+    a, b = data.draw(exact_arrays(first), label="x1"), data.draw(exact_arrays(second), label="x2")
+    xp.check("vecdot", a, b, axis=along)
 
 
 @pytest.mark.parametrize("op", ops.names("sum", "max", "mean"))

@@ -21,6 +21,7 @@ from compat.adapters.broken.broadcasting import (
     LowerRankFirstOperandSwapped,
     WhereConditionAlignedLeft,
 )
+from compat.adapters.broken.creation import ArangeOneShortAtAFloatStep
 from compat.adapters.broken.gradients import (
     Float64GradientsForFloat32,
     GradientNotReducedOverBroadcast,
@@ -34,6 +35,7 @@ from compat.adapters.broken.indexing import (
     OutOfBoundsWritesDropped,
     SetAtFirstWriteWins,
 )
+from compat.adapters.broken.manipulation import ConcatenateKeepsTheFirstDtype
 from compat.adapters.broken.numerics import (
     LogOfZeroIsNan,
     MultiplyRoundsTowardZero,
@@ -89,6 +91,8 @@ FAULTS = (
     CumsumInitialDropsLast,
     InPlaceRemainderKeepsDividendSign,
     IndexAcceptsFloat,
+    ConcatenateKeepsTheFirstDtype,
+    ArangeOneShortAtAFloatStep,
 )  # every fault, by family: what python -m compat detect runs
 
 __all__ = ["FAULTS", "ResultFault", "with_values", *(fault.__name__ for fault in FAULTS)]
