@@ -40,6 +40,7 @@ class NumpyAdapter(Adapter):
         **dict.fromkeys(("grad", "jacobian", "per_example_grad", "hvp"), NO_AUTODIFF),
         # -- manipulation, creation and linear algebra (issue 31) --
         "vecdot": "ops.vecdot",  # bfloat16 by float16's rule
+        "from_dlpack": "ops.from_dlpack",
     }
 
     def preparation(self, op, args, kwargs):
