@@ -58,6 +58,7 @@ class JaxAdapter(Adapter):
     DEFAULT_CONFIGS = ("x64", "x32")
     MODES = {"eager": "op by op (jax.disable_jit)", "jit": "jax.jit of the whole call, operands traced"}
     DEFAULT_MODES = ("jit",)
+    MODE_LIMITS = {"jit": {"from_dlpack": "DLPack hands over a concrete buffer: a traced array has none"}}
     POLICIES = {
         "default_matmul_precision(bfloat16)": "jax.default_matmul_precision: matmuls and convolutions "
         "with bfloat16 operands (one pass) where the hardware has them"

@@ -46,6 +46,7 @@ class NumpyAdapter(Adapter):
         **{op: f"ops.{op}" for op in ("sort", "argsort", "cumsum", "cumprod", "var", "std", "diff")},
         # -- manipulation, creation and linear algebra (issue 31) --
         "vecdot": "ops.vecdot",  # bfloat16 by float16's rule
+        "from_dlpack": "ops.from_dlpack",
     }
 
     def preparation(self, op, args, kwargs):

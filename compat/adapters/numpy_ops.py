@@ -10,6 +10,7 @@ treats float16 (NEP 50), NumPy with ml_dtypes does not:
   OverflowError beyond a float's); stored into a bfloat16 array, the same int raises;
 - matmul, vecdot and clip of bfloat16 return float32 (ml_dtypes has no bfloat16
   loop for them: NumPy runs float32's); np.linalg.norm returns float64;
+  np.from_dlpack raises BufferError (DLPack has no code for ml_dtypes' dtype);
 - sum, prod and mean of bfloat16 round to bfloat16 at every step (4096 ones
   sum to 256), where NumPy accumulates float16 in float32 and rounds once.
 
@@ -121,6 +122,14 @@ def rounded_once(result, *operands):
 
 def matmul(x1, x2):
     return rounded_once(np.matmul(x1, x2), x1, x2)
+
+
+def from_dlpack(x):
+    """As NumPy for float16: NumPy has no DLPack code for ml_dtypes' bfloat16 (BufferError),
+    so a bfloat16 array's bits pass through DLPack as uint16's."""
+    if not is_bfloat16(x.dtype):
+        return np.from_dlpack(x)
+    return np.from_dlpack(x.view(np.uint16)).view(x.dtype)
 
 
 def vecdot(x1, x2, axis=-1):

@@ -85,6 +85,10 @@ class TensorflowAdapter(Adapter):
         "xla": "tf.function(jit_compile=True): the graph compiled by XLA",
     }
     DEFAULT_MODES = ("function", "xla")
+    MODE_LIMITS = {
+        mode: {"from_dlpack": "DLPack hands over a concrete buffer: a symbolic tensor has none"}
+        for mode in ("function", "xla")
+    }
     POLICIES = {
         "keras mixed_bfloat16": "Keras's global dtype policy: layers compute in bfloat16, keep float32 variables"
     }

@@ -12,6 +12,7 @@ from compat.adapters.base import Adapter, unsupported
 from compat.core import dtypes
 from compat.devices.plugins import TorchApu
 
+DLPACK_TRACED = "DLPack hands over a concrete buffer: a traced (or lazy) tensor has none"
 FUNCTIONS = (
     "prod",
     "cumsum",
@@ -144,7 +145,12 @@ class TorchAdapter(Adapter):
     }
     # declared, not run: each call would kill its process (a crash costs a new process every time)
     MODE_LIMITS = {
-        "lazy": {"hvp": "forward-mode AD (torch.func.jvp, make_dual) on lazy tensors segfaults, every time"}
+        "lazy": {
+            "hvp": "forward-mode AD (torch.func.jvp, make_dual) on lazy tensors segfaults, every time",
+            "from_dlpack": DLPACK_TRACED,  # issue 31
+        },
+        "compile": {"from_dlpack": DLPACK_TRACED},
+        "inductor": {"from_dlpack": DLPACK_TRACED},
     }
 
     def context(self, mode="eager"):
