@@ -17,7 +17,7 @@ class UniqueKeepsSignedZerosApart(ResultFault):
         "test_unique_functions_count_each_nan_once_and_both_zeros_together",
         "unique_values",
         "shape",
-        narrow="both zeros",
+        narrow="both and zeros",
     )
 
     def wrong(self, op, args, values):
