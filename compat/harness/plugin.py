@@ -300,6 +300,11 @@ def pytest_configure(config):
         "markers",
         "compat_examples(share): this param runs that share of its spec's examples (not under thorough)",
     )
+    config.addinivalue_line(
+        "markers",
+        "compat_least_examples(n): on a row that runs a share of the examples (a mode, a device), the "
+        "spec's params check at least n examples in all (default 5)",
+    )
     # pytest-xdist's mark, registered here too for runs without xdist; compat's scheduler honours it
     config.addinivalue_line(
         "markers", "xdist_group(name): under pytest-xdist, the group's tests run on one worker"

@@ -123,7 +123,9 @@ def pytest_pyfunc_call(pyfuncitem):
         checker.replay(checker.casualty.case if checker.casualty is not None else None)
         with (
             examples_of_param(pyfuncitem),
-            examples_share(pyfuncitem.obj, checker.share, params_on_row(pyfuncitem)),
+            examples_share(
+                pyfuncitem.obj, checker.share, params_on_row(pyfuncitem), least_examples(pyfuncitem)
+            ),
             without_shrinking_hangs(pyfuncitem.obj, checker),
         ):
             yield
@@ -212,15 +214,23 @@ def spec_row(item) -> tuple | None:
     return (item.module.__name__, item.originalname, param) if param is not None else None
 
 
+def least_examples(item) -> int:
+    """The least examples a spec checks on a row that runs a share of them, over all its params
+    there: 5, or what its compat_least_examples mark says (a family whose every call in a mode
+    compiles anew, and whose eager rows check it in full)."""
+    mark = item.get_closest_marker("compat_least_examples")
+    return mark.args[0] if mark is not None else 5
+
+
 @contextlib.contextmanager
-def examples_share(test, share: float, params: int = 1):
+def examples_share(test, share: float, params: int = 1, least: int = 5):
     """Run the Hypothesis test ``test`` with ``share`` of its max_examples, and with at least
-    5 examples over the ``params`` params of its spec on this row (at least 1 each)."""
+    ``least`` examples over the ``params`` params of its spec on this row (at least 1 each)."""
     current = getattr(test, "_hypothesis_internal_use_settings", None)
     if current is None or share >= 1 or not getattr(test, "is_hypothesis_test", False):
         yield
         return
-    least = max(1, -(-min(5, current.max_examples) // params))
+    least = max(1, -(-min(least, current.max_examples) // params))
     fewer = max(least, round(current.max_examples * share))
     with patches.applied("hypothesis-settings-per-call", test, settings(current, max_examples=fewer)):
         yield

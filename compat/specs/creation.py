@@ -17,6 +17,10 @@ from hypothesis.extra import numpy as hnp
 from compat.core import dtypes
 from compat.core.strategies import arrays, dtype_names, examples, input_classes
 
+# on a mode or device row (each call compiles, or crosses to the device) one example per param
+# suffices: the eager rows check the rule in full, these what compiling or the device changes
+pytestmark = pytest.mark.compat_least_examples(1)
+
 SHARE = 0.5  # of the profile's examples per spec: each shape and dtype compiles anew in JAX
 SHAPES = hnp.array_shapes(min_dims=0, max_dims=3, min_side=0, max_side=3)
 # steps and starts that are short decimals: most are not binary fractions, so start + n * step

@@ -20,6 +20,10 @@ from compat.core.dtypes import DType
 from compat.core.strategies import dtype_pairs
 from compat.specs.promotion import LEFT, RIGHT, has_reference, sample
 
+# on a mode or device row (each call compiles, or crosses to the device) one example per param
+# suffices: the eager rows check the rule in full, these what compiling or the device changes
+pytestmark = pytest.mark.compat_least_examples(1)
+
 # the standard's kinds (isdtype), a union of kinds, and a dtype as a kind
 KINDS = (
     "bool",

@@ -24,6 +24,10 @@ from compat.core.strategies import (
     ranked_broadcastable_shapes,
 )
 
+# on a mode or device row (each call compiles, or crosses to the device) one example per param
+# suffices: the eager rows check the rule in full, these what compiling or the device changes
+pytestmark = pytest.mark.compat_least_examples(1)
+
 MAX_DIMS = 4
 MAX_SIDE = 3
 SHARE = 0.5  # of the profile's examples per spec: each shape and dtype compiles anew in JAX
