@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 
 from compat import dashboard
-from compat.core import dtypes, ops
-from compat.results import aggregate, records, store
+from compat.core import dtypes, ops, standard
+from compat.results import aggregate, coverage, records, store
 from tests.helpers import REPO, checks_record, common, divergence_record, output, run, subprocess_env
 
 pytestmark = pytest.mark.xdist_group("dashboard")  # one worker: the module's fixtures are made once
@@ -486,6 +486,46 @@ def test_a_store_without_modes_says_so_on_the_modes_page(site):
     text = " ".join(Page(site / "modes.html").all_text().split())
     assert "No records compare an execution mode with eager" in text
     assert "modes.html" in Page(site / "index.html").links
+
+
+# -- coverage of the standard -------------------------------------------------------------
+
+
+def test_the_coverage_page_marks_each_function_per_row_and_the_index_counts_them(tmp_path):
+    """A function counts where a case of it was checked (NumPy's power for the standard's pow);
+    one the adapter declared unsupported shows the reason; the index repeats each row's count."""
+    run_id = "20261126T080000Z-c0c0c0"
+    torch = {"name": "torch", "id": "torch", "version": "2.13.0", "config": {}}
+    lines = [
+        checks_record(run_id=run_id, cases={"add": 4, "power": 1}),
+        checks_record(run_id=run_id, cases={"add": 4}) | {"backend": torch, "unsupported": {"sqrt": "none"}},
+    ]
+    run_directory = tmp_path / "results" / run_id
+    run_directory.mkdir(parents=True)
+    (run_directory / "records-main.jsonl").write_text("".join(json.dumps(r) + "\n" for r in lines))
+    store.ingest(tmp_path / "s.sqlite", [tmp_path / "results"])
+    dashboard.render(tmp_path / "s.sqlite", tmp_path / "site")
+    page = Page(tmp_path / "site" / "coverage.html")
+    counts, grid = page.tables
+    assert [[c["text"] for c in row] for row in counts[1:]] == [
+        ["numpy 2.0.0", "2 of 135 functions, 0 operator forms checked"],
+        ["torch 2.13.0", "1 of 135 functions, 0 operator forms checked"],
+    ]
+    cells = {row[0]["text"]: [c["text"] for c in row[2:]] for row in grid[1:]}
+    assert len(cells) == len(standard.FUNCTIONS) + len(coverage.operator_forms())
+    assert cells["pow"] == ["checked", "not checked"] and cells["add"] == ["checked", "checked"]
+    assert cells["sqrt"][1].startswith("unsupported") and "none" in cells["sqrt"][1]
+    index = Page(tmp_path / "site" / "index.html")
+    assert "coverage.html" in index.links
+    assert "1 of 135 functions, 0 operator forms checked" in index.all_text()
+
+
+def test_the_coverage_pages_counts_are_its_checked_cells(site):
+    counts, grid = Page(site / "coverage.html").tables
+    for column, row in enumerate(counts[1:], start=2):
+        functions = [cells for cells in grid[1:] if cells[0]["text"] in standard.FUNCTIONS]
+        checked = sum(1 for cells in functions if cells[column]["text"] == "checked")
+        assert row[1]["text"].startswith(f"{checked} of 135 functions"), row
 
 
 # -- accuracy --------------------------------------------------------------------------

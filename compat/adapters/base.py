@@ -53,6 +53,13 @@ class BackendMissing(AdapterError):
         self.backend = backend
 
 
+# a mode's reason for every question about dtypes (result_type, finfo, ...): there is no array to trace
+NOTHING_TO_COMPILE = "a question about dtypes: no array in or out, nothing for an execution mode to compile"
+# the fields of the standard's finfo and iinfo objects (data_type_functions: finfo_object, iinfo_object)
+FINFO_FIELDS = ("bits", "eps", "max", "min", "smallest_normal", "dtype")
+IINFO_FIELDS = ("bits", "max", "min", "dtype")
+
+
 @dataclass(frozen=True)
 class Unsupported:
     """An operation an adapter declares it does not have, and why."""
@@ -137,6 +144,8 @@ class Adapter:
         target = self.target(op)
         if isinstance(target, Unsupported):
             return target.reason
+        if mode != "eager" and ops.get(op).group == "dtype":
+            return NOTHING_TO_COMPILE
         return self.MODE_LIMITS.get(mode, {}).get(op)
 
     def function(self, op: str):
@@ -320,6 +329,8 @@ class Adapter:
         constants of a bound program (made before a compiled call traces it)."""
         if isinstance(value, BoundProgram):
             return value.prepare()
+        if isinstance(value, dtypes.DType):  # a dtype asked about (result_type's arguments)
+            return self.dtype(value)
         if isinstance(value, np.ndarray):
             return self.from_numpy(np.asarray(value), device)
         if isinstance(value, tuple):
@@ -338,6 +349,11 @@ class Adapter:
             return Outcome(parts=[self.outcome(r) for r in result])
         if self.is_shape(result):
             return Outcome(shape=tuple(int(v) for v in result))
+        name = self.dtype_name(result)
+        if name is not None:  # result_type's answer
+            return Outcome(dtype=name)
+        if hasattr(result, "bits") and not hasattr(result, "shape"):  # finfo's or iinfo's answer
+            return self.fields_outcome(result)
         values = self.to_numpy(result)
         return Outcome(
             values=values,
@@ -345,6 +361,33 @@ class Adapter:
             shape=tuple(values.shape),
             device=self.device_of(result),
         )
+
+    def dtype_name(self, value) -> str | None:
+        """The canonical name of ``value`` where it is one of the backend's dtype objects, else None."""
+        if isinstance(value, np.dtype) or (isinstance(value, type) and issubclass(value, np.generic)):
+            return dtypes.name_of(value)
+        return None
+
+    def fields_outcome(self, info) -> Outcome:
+        """An object of the standard's finfo or iinfo (one with ``eps`` is finfo's) as its fields:
+        ints and floats as the Python numbers the standard says they are, the dtype by its name;
+        a field the object lacks is an AttributeError of its own."""
+        parts = []
+        names = FINFO_FIELDS if hasattr(info, "eps") else IINFO_FIELDS
+        for name in names:
+            try:
+                value = getattr(info, name)
+                if name == "dtype":  # a dtype object, or its name (torch's finfo)
+                    named = str(value) if str(value) in dtypes.ALL else None
+                    parts.append(Outcome(dtype=named or self.dtype_name(value) or dtypes.name_of(value)))
+                    continue
+                number = np.asarray(
+                    int(value) if name == "bits" or not hasattr(info, "eps") else float(value)
+                )
+                parts.append(Outcome(values=number, dtype=number.dtype.name, shape=()))
+            except Exception as error:
+                parts.append(Outcome(error=error, error_category=self.classify(error)))
+        return Outcome(parts=parts, names=names)
 
     def classify(self, error: BaseException) -> str:
         """A coarse, framework-neutral category for an exception."""

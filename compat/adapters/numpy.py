@@ -38,6 +38,10 @@ class NumpyAdapter(Adapter):
         },
         "compiled_add": "np.add",  # nothing to compile: the plain call
         **dict.fromkeys(("grad", "jacobian", "per_example_grad", "hvp"), NO_AUTODIFF),
+        # the data type functions (issue 31): bfloat16, which NumPy does not know, as ml_dtypes and
+        # float16 define it (compat.adapters.numpy_ops)
+        "finfo": "ops.finfo",
+        "isdtype": "ops.isdtype",
     }
 
     def preparation(self, op, args, kwargs):

@@ -155,3 +155,25 @@ def norm(x):
         return np.linalg.norm(x)
     flat = x.reshape(-1).astype(np.float32)
     return np.sqrt(np.dot(flat, flat).astype(x.dtype))
+
+
+# -- the data type functions (issue 31) -----------------------------------------------
+
+
+def finfo(dtype):
+    """np.finfo, and ml_dtypes' finfo for bfloat16 (np.finfo knows only NumPy's floats)."""
+    if is_bfloat16(dtype):
+        import ml_dtypes
+
+        return ml_dtypes.finfo(dtype)
+    return np.finfo(dtype)
+
+
+def isdtype(dtype, kind):
+    """np.isdtype, with bfloat16 of the kinds float16 is of ('real floating', 'numeric'): NumPy
+    counts ml_dtypes' bfloat16 in none of its kinds; the standard lets an implementation extend
+    'real floating' to it."""
+    if not is_bfloat16(dtype):
+        return np.isdtype(dtype, kind)
+    kinds = kind if isinstance(kind, tuple) else (kind,)
+    return any(np.isdtype(np.float16, k) if isinstance(k, str) else np.dtype(k) == dtype for k in kinds)

@@ -44,6 +44,9 @@ class TensorflowAdapter(Adapter):
             "TensorFlow's spelling: tf.tensor_scatter_nd_update)"
         ),
         **{op: f"ops.{op}" for op in FUNCTIONS},
+        # the data type functions (issue 31)
+        "can_cast": unsupported("tf.experimental.numpy has no can_cast"),
+        "isdtype": unsupported("tf.experimental.numpy has no isdtype (the standard's and NumPy 2's)"),
     }
     CONFIGS = {"": LEGACY, "prefer_float32": {**LEGACY, "prefer_float32": True}}
     DEFAULT_CONFIGS = ("",)
@@ -120,6 +123,11 @@ class TensorflowAdapter(Adapter):
 
     def dtype_source(self, name):
         return {"bool": "tnp.bool_", "bfloat16": "tf.bfloat16"}.get(name, f"tnp.{name}")
+
+    def dtype_name(self, value):
+        import tensorflow as tf
+
+        return value.name if isinstance(value, tf.dtypes.DType) else super().dtype_name(value)
 
     def is_shape(self, value):
         import tensorflow as tf

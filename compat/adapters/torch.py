@@ -86,6 +86,11 @@ class TorchAdapter(Adapter):
             "not yet on compat's apu device"
         ),
         **{op: f"ops.{op}" for op in FUNCTIONS},
+        # the data type functions (issue 31)
+        "result_type": "ops.result_type",  # torch.result_type takes tensors and numbers, not dtypes
+        "isdtype": unsupported(
+            "torch has no isdtype (the standard's and NumPy 2's; array-api-compat's torch namespace adds one)"
+        ),
     }
     plugin = TorchApu()  # compat's reference PrivateUse1 device, "apu" (compat/devices/torch_apu.cpp)
     MODES = {
@@ -177,6 +182,13 @@ class TorchAdapter(Adapter):
         import torch
 
         return isinstance(value, torch.Size) or super().is_shape(value)
+
+    def dtype_name(self, value):
+        import torch
+
+        return (
+            str(value).removeprefix("torch.") if isinstance(value, torch.dtype) else super().dtype_name(value)
+        )
 
     def classify(self, error):
         # torch.compile wraps what the traced call raised (a TypeError "when making fake

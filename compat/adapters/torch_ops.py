@@ -75,3 +75,13 @@ def per_example_grad(f, params, batch):
 
 def hvp(f, x, v):
     return torch.func.jvp(torch.func.grad(f), (x,), (v,))[1]
+
+
+# the data type functions (issue 31)
+
+
+def result_type(*dtypes):
+    result = dtypes[0]
+    for dtype in dtypes[1:]:  # torch.promote_types takes two dtypes
+        result = torch.promote_types(result, dtype)
+    return result

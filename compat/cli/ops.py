@@ -1,31 +1,59 @@
-"""``python -m compat ops``: the table of operations and each installed backend's support."""
+"""``python -m compat ops``: the table of operations and each installed backend's support, and
+the coverage of the Array API standard per backend row."""
 
 from __future__ import annotations
 
 import argparse
+import sys
 
-HELP = "print the table of operations and each installed backend's support"
+from compat.cli.common import add_run_arguments
+
+HELP = "print the table of operations, each installed backend's support, and the standard's coverage per row"
 DESCRIPTION = (
-    "compat's table of operations (compat/core/table/): each operation's NumPy "
-    "signature and facts, and for each installed backend whether its adapter maps "
-    "it (yes) or declares it unsupported (no, with the reason below the table)."
+    "compat's table of operations (compat/core/table/): each operation's NumPy signature and facts, and "
+    "for each installed backend whether its adapter maps it (yes) or declares it unsupported (no, with the "
+    "reason below the table). Then the Array API standard's 135 main-namespace functions and compat's "
+    "operator forms, per backend row of the latest run in DIR (or --run): checked (the run judged a case "
+    "of it there), unsupported (declared by the adapter, reasons below), mapped (mapped, but no case was "
+    "judged there: no spec checks it, or the run left it out), or - (not in compat's table). Without a "
+    "run, each installed backend's eager row and its default modes, mapped or unsupported."
 )
 FACTS = ("elementwise", "accumulates", "correctly_rounded", "ulps", "index_arg", "moves_to", "transform")
+VIEWS = ("all", "table", "coverage")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--backends", default=None, metavar="LIST", help="comma-separated backends (default: all installed)"
     )
+    add_run_arguments(parser)
+    parser.add_argument(
+        "--view",
+        choices=VIEWS,
+        default="all",
+        help="the table of operations, the standard's coverage per row, or both (default)",
+    )
 
 
 def run(args) -> int:
-    from compat.core import ops
     from compat.harness.selection import select
-    from compat.results.report import table
 
     chosen, missing, _ = select(args.backends, [])
-    firsts = list({a.name: a for a in chosen}.values())  # configs map operations alike
+    if args.view in ("all", "table"):
+        print_table(list({a.name: a for a in chosen}.values()))  # configs map operations alike
+    if args.view in ("all", "coverage"):
+        if args.view == "all":
+            print()
+        print_coverage(chosen, args)
+    for spec, reason in missing.items():
+        print(f"{spec}: skipped ({reason})")
+    return 0
+
+
+def print_table(firsts) -> None:
+    from compat.core import ops
+    from compat.results.report import table
+
     rows, reasons = [], []
     for op in ops.TABLE:
         facts = [
@@ -43,6 +71,76 @@ def run(args) -> int:
     print(table(["operation", "group", "facts", *(a.name for a in firsts)], rows))
     if reasons:
         print("\nunsupported:\n" + "\n".join(reasons))
-    for spec, reason in missing.items():
-        print(f"{spec}: skipped ({reason})")
-    return 0
+
+
+def latest_coverage(args) -> tuple[str | None, list]:
+    """The run the coverage view reads (its id) and its rows' coverage; (None, []) without one."""
+    from compat.results import coverage, records
+
+    try:
+        loaded = records.load(args.results, run=args.run or "latest", validate=False)
+    except records.ResultsError as error:
+        if args.run:
+            raise
+        print(f"compat ops: no run read ({error})", file=sys.stderr)
+        return None, []
+    run = loaded.runs.get(args.run) if args.run else loaded.latest()
+    if run is None:
+        if args.run:
+            raise records.ResultsError(f"no run {args.run!r} in {args.results}")
+        return None, []
+    return run.run_id, coverage.from_checks(run.checks)
+
+
+def print_coverage(chosen, args) -> None:
+    from compat.core import standard
+    from compat.core.row import Row
+    from compat.results import coverage
+    from compat.results.report import table
+
+    run_id, found = latest_coverage(args)
+    if not found:  # each installed backend's rows as a run would have them, nothing checked yet
+        found = [coverage.Coverage(str(Row.of(a.id, m))) for a in chosen for m in ("eager", *a.DEFAULT_MODES)]
+    adapters = {a.id: a for a in chosen}
+    names = [*standard.FUNCTIONS, *coverage.operator_forms()]
+    reasons: dict[str, str] = {}  # footnote text -> its mark
+    grid = []
+    for name in names:
+        implemented = coverage.implementations(name)
+        cells = []
+        for row in found:
+            cell, why = status(name, implemented, row, adapters.get(Row.parse(row.row).backend_id))
+            if why:
+                mark = reasons.setdefault(why, f"[{len(reasons) + 1}]")
+                cell += mark
+            cells.append(cell)
+        section = standard.section(name) or coverage.OPERATOR
+        grid.append([name, section, ", ".join(n for n in implemented if n != name) or "", *cells])
+    source = f"run {run_id}" if run_id else "no run read: mapped or unsupported, nothing checked yet"
+    print(f"the Array API standard {standard.VERSION} per row ({source}):")
+    print(table(["function", "section", "compat's name", *(c.row for c in found)], grid))
+    if reasons:
+        print("\nunsupported:\n" + "\n".join(f"  {mark} {why}" for why, mark in reasons.items()))
+    print()
+    for row in found:
+        print(f"{row.row}: {row.line()}")
+
+
+def status(name: str, implemented: list[str], row, adapter) -> tuple[str, str | None]:
+    """A function's cell on a row: checked, unsupported (and why), mapped (not checked), or -
+    (not in compat's table)."""
+    from compat.core.row import Row
+
+    if name in row.checked:
+        return "checked", None
+    if not implemented:
+        return "-", None
+    mode = Row.parse(row.row).mode
+    why = {
+        op: row.unsupported.get(op) or (adapter.unsupported(op, mode) if adapter else None)
+        for op in implemented
+    }
+    if all(why.values()):
+        first = implemented[0]
+        return "unsupported", f"{Row.parse(row.row).backend_id} has no {first}: {why[first]}"
+    return "mapped", None

@@ -76,6 +76,7 @@ class Case:
         return (
             any(a.dtype.name == "bfloat16" for a in self.arrays().values())
             or self.kwargs.get("dtype") == "bfloat16"
+            or any(isinstance(a, dtypes.DType) and a == "bfloat16" for a in self.args)
         )
 
 
@@ -103,6 +104,8 @@ def index_tag(index) -> str:
 def tag(value) -> str:
     if isinstance(value, np.ndarray):
         return value.dtype.name
+    if isinstance(value, dtypes.DType):  # a dtype asked about: tagged as an array of it is
+        return str(value)
     if isinstance(value, (list, tuple)):
         return f"py:{type(value).__name__}"
     return dtypes.python_scalar_tag(value)

@@ -32,6 +32,20 @@ CATEGORIES = {
 }
 
 
+class DType(str):
+    """A canonical dtype name passed as an argument (``result_type(dtype('float32'), dtype('int8'))``):
+    each adapter passes its own dtype object (``Adapter.dtype``); records write it as ``dtype('float32')``
+    (compat.core.parse reads it back) and tag it by its name, as an array of that dtype is tagged."""
+
+    def __new__(cls, name: str) -> DType:
+        if name not in ALL:
+            raise LookupError(f"{name} is not one of compat's dtypes")
+        return super().__new__(cls, name)
+
+    def __repr__(self) -> str:
+        return f"dtype({str(self)!r})"
+
+
 def bfloat16():
     """NumPy has no bfloat16; ml_dtypes provides the one JAX and TensorFlow use."""
     try:

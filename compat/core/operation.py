@@ -70,7 +70,7 @@ class Op:
     name: str  # NumPy's name
     params: str  # the signature, as NumPy documents it
     group: str  # arithmetic, comparison, logical, bitwise, math, reduction, linalg, conversion, creation,
-    #             shape, indexing, update, placement, autodiff
+    #             shape, indexing, update, placement, autodiff, dtype (questions about dtypes)
     about: str = ""  # one line, for the table in ``python -m compat ops``
     numpy: str = ""  # NumPy's own spelling where it is not np.<name>
     elementwise: bool = False

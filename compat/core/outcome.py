@@ -1,5 +1,5 @@
-"""What one call produced: a value (as NumPy) or an exception, and how values are
-shown in records and messages."""
+"""What one call produced: a value (as NumPy), a dtype (result_type's answer), an object's
+fields (finfo's), or an exception; and how values are shown in records and messages."""
 
 from __future__ import annotations
 
@@ -11,7 +11,9 @@ import numpy as np
 
 @dataclass
 class Outcome:
-    """What one call produced: a value (as NumPy) or an exception."""
+    """What one call produced: a value (as NumPy), a dtype alone (``dtype`` without values or
+    shape: result_type's answer), several results (``parts``; an object's fields, by ``names``:
+    finfo's bits, eps, ...), or an exception."""
 
     values: np.ndarray | None = None
     dtype: str | None = None
@@ -21,6 +23,7 @@ class Outcome:
     error_category: str | None = None
     parts: list[Outcome] | None = None  # a call that returns several arrays (gradients of x0, x1, ...)
     tolerance: np.ndarray | None = None  # allowed absolute error per element, where the reference knows it
+    names: tuple[str, ...] | None = None  # the parts' names, where they are an object's fields (finfo's)
 
     @property
     def raised(self) -> bool:
@@ -39,7 +42,10 @@ class Outcome:
             kind = error_type(self.error).rpartition(".")[2]
             return f"raised {kind} ({self.error_category}): {first_line(self.error)}"
         if self.parts is not None:
-            return "(" + "; ".join(p.describe() for p in self.parts) + ")"
+            labels = [f"{name}: " for name in self.names] if self.names else [""] * len(self.parts)
+            return "(" + "; ".join(label + p.describe() for label, p in zip(labels, self.parts)) + ")"
+        if self.values is None and self.shape is None and self.dtype is not None:
+            return f"dtype {self.dtype}"
         if self.values is None or self.shape is None:
             return "None" if self.shape is None else f"shape {self.shape}"
         return f"{self.dtype}{list(self.shape)} {format_values(self.values)}"
@@ -54,10 +60,14 @@ class Outcome:
                 }
             }
         if self.parts is not None:
-            return {"parts": [p.to_json() for p in self.parts]}
+            return {
+                "parts": [p.to_json() for p in self.parts],
+                **({"names": list(self.names)} if self.names else {}),
+            }
         out: dict[str, Any] = {"shape": list(self.shape) if self.shape is not None else None}
-        if self.values is not None:
+        if self.dtype is not None:
             out["dtype"] = self.dtype
+        if self.values is not None:
             out["values"] = json_values(self.values)
         if self.device is not None:
             out["device"] = self.device

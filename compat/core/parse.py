@@ -16,6 +16,7 @@ import numpy as np
 
 from compat.core import ops
 from compat.core.case import Case
+from compat.core.dtypes import DType
 from compat.core.programs import Node, Program
 from compat.core.source import backend_array
 
@@ -24,6 +25,7 @@ NAMES = {
     "np": np,
     "ml_dtypes": ml_dtypes,
     "backend_array": backend_array,
+    "dtype": DType,  # a dtype as an argument (result_type's)
     "__builtins__": {"float": float, "complex": complex, "slice": slice, "Ellipsis": Ellipsis},
 }
 SUBSCRIPT = next(op.name for op in ops.TABLE if op.subscript)

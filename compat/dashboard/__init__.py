@@ -6,6 +6,8 @@
                       (backend and device x family) and the runs it shows
     family-*.html     one family's matrix by operation (the drill-down), of each view: against
                       NumPy, against the reference device (-devices), against eager (-modes)
+    coverage.html     per row, the standard's functions and the operator forms: checked, unsupported
+                      (with the reason) or not checked; the index shows each row's count
     versions.html     backends run at several versions (a matrix row each): per family, the
                       divergences that appeared and those gone from one version to the next
     promotion.html    per backend, dtype x dtype -> result dtype, differences from NumPy marked
@@ -46,6 +48,7 @@ from compat.dashboard.data import VIEWS, Data
 from compat.dashboard.html import Site, Written
 from compat.dashboard.pages import (
     accuracy,
+    coverage,
     devices,
     divergence,
     history,
@@ -72,6 +75,7 @@ def draw(dash: Context) -> None:
                 cell = data.cells.get((row.key, family))
                 if cell is not None:
                     matrix.list_page(dash, row, family, cell)
+    coverage.coverage(dash)
     divergence.divergence_pages(dash)
     promotion.promotion(dash)
     surveys.surveys(dash)

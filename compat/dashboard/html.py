@@ -35,6 +35,7 @@ class Written:
 
 NAV = (
     ("index.html", "Matrix"),
+    ("coverage.html", "Coverage"),
     ("versions.html", "Versions"),
     ("promotion.html", "Promotion"),
     ("surveys.html", "Surveys"),

@@ -19,7 +19,7 @@ from compat.harness.casualties import Casualty
 from compat.harness.inflight import Note
 from compat.harness.isolation import Isolation
 from compat.harness.ledger import Ledger
-from compat.harness.references import ByFiniteDifferences, Framework, InMode, NumPy, OnDevice
+from compat.harness.references import ByFiniteDifferences, Framework, InMode, NumPy, OnDevice, OwnAnswer
 from compat.harness.runner import Runner, timed
 from compat.harness.surveys import Surveys
 from compat.judge import judge
@@ -37,6 +37,24 @@ class Session:
     isolation: Isolation = field(default_factory=Isolation)  # child processes outlive one spec
     note: Note | None = None  # the call in flight, for whoever watches this process
     seed: int = 0  # of faults and of exhaustive-table samples
+
+
+def own_answer(checker: Checker, op: str, *args, against: tuple) -> Outcome:
+    """``xp.check_itself``: run ``op(*args)`` on the backend and compare its answer with the
+    backend's own answer to the same question asked another way: the dtype of ``against`` (an
+    operation and its arguments; reference ``itself:<operation>``), as ``result_type(A, B)``
+    against ``add(a, b)``."""
+    case, question = Case(op, args), Case(against[0], against[1:])
+    ledger = checker.ledger
+    unsupported = ledger.declared_unsupported(op) or ledger.declared_unsupported(question.op)
+    if unsupported is not None:
+        return unsupported
+    ledger.count_example()
+    actual = checker.runner.call(checker.backend, case, checker.device, checker.mode)
+    itself = OwnAnswer(checker.backend, question, checker.runner, checker.device, checker.mode)
+    ledger.cases[op] += 1
+    ledger.enter(judge(itself, case, actual, ledger.note_once))
+    return actual
 
 
 class Checker:
@@ -100,6 +118,8 @@ class Checker:
     def check_exact(self, op: str, *args, **kwargs) -> Outcome:
         """Like check, bit for bit (copies, conversions: -0.0, NaN payloads and subnormals must survive)."""
         return self._judged(Case(op, args, kwargs, exact=True))
+
+    check_itself = timed(own_answer)  # op(*args) against the backend's own answer (see own_answer)
 
     @timed
     def check_gradient(self, transform: str, program: Program, *args: np.ndarray) -> Outcome:
@@ -172,21 +192,28 @@ class Checker:
                 if example.family == family and example.replays_on(self.backend_info, self.device):
                     before = ledger.matched[entry.id]
                     case = example.case()
-                    self.replay(case)
+                    self.replay(case, example.question())
                     status = "reproduced" if ledger.matched[entry.id] > before else "fixed"
                     ledger.replays.append((entry.id, case, status))
         return len(ledger.replays)
 
-    def replay(self, case: Case | None) -> None:
+    def replay(self, case: Case | None, question: Case | None = None) -> None:
         """Check a case rebuilt from a record as its spec checked it (outside Hypothesis,
         so a divergence is kept, never raised): a casualty's, the case a previous run of this
-        spec died in, first (its call in a child process now)."""
-        if case is None:
-            return
-        if case.program is not None:
-            self.check_gradient(case.op, case.program, *case.args)
-        else:
-            self._judged(case)
+        spec died in, first (its call in a child process now). See ``replayed``."""
+        if case is not None:
+            replayed(self, case, question)
+
+
+def replayed(checker: Checker, case: Case, question: Case | None) -> None:
+    """A replayed case, checked as its record was: against the backend's own answer to
+    ``question`` (check_itself), a gradient's program, or against NumPy."""
+    if question is not None:
+        checker.check_itself(case.op, *case.args, against=(question.op, *question.args))
+    elif case.program is not None:
+        checker.check_gradient(case.op, case.program, *case.args)
+    else:
+        checker._judged(case)
 
 
 def backend_info(adapter: Adapter) -> records.Backend:

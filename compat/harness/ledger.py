@@ -162,7 +162,7 @@ class Ledger:
                     expected=expected.to_json(),
                     actual=actual.to_json(),
                     detail=mismatch.detail,
-                    example=found.case.example(),
+                    example=example_of(found),
                     reproducer=reproducer(found.case, found.reference, self.backend, self.device, self.mode),
                     count=max(self.seen[self.key(fields)], 1),
                     first_seen_after=self.first_seen.get(self.key(fields), 0),
@@ -173,3 +173,17 @@ class Ledger:
                 )
             )
         return out
+
+
+def example_of(found: Found) -> dict:
+    """What a record keeps of the case; against the backend's own answer, the question that
+    answered it too (``against``: its call, its inputs beside the case's), so it replays."""
+    example = found.case.example()
+    question = getattr(found.reference, "question", None)
+    if question is None:
+        return example
+    return {
+        **example,
+        "inputs": {**example["inputs"], **question.inputs_source()},
+        "against": question.call(),
+    }

@@ -93,3 +93,30 @@ class InMode:
 
     def outcome(self, case: Case) -> Outcome:
         return self.runner.call(self.adapter, case, self.device, self.mode)
+
+
+class OwnAnswer:
+    """The backend's own answer to the question a case asks, asked another way: for
+    ``result_type(A, B)``, the dtype of its own ``add`` of arrays of A and B (``question``, the
+    case that asks it). A backend whose two answers disagree diverges from itself."""
+
+    role = Role.ITSELF
+
+    def __init__(
+        self, adapter: Adapter, question: Case, runner=None, device: str | None = None, mode: str = "eager"
+    ) -> None:
+        self.adapter, self.question, self.runner, self.device, self.mode = (
+            adapter,
+            question,
+            runner,
+            device,
+            mode,
+        )
+
+    @property
+    def id(self) -> str:
+        return f"itself:{self.question.op}"
+
+    def outcome(self, case: Case) -> Outcome:
+        answer = self.runner.call(self.adapter, self.question, self.device, self.mode)
+        return answer if answer.raised else Outcome(dtype=answer.dtype)

@@ -14,8 +14,9 @@ import numpy as np
 from compat.adapters import Adapter
 from compat.core import ops
 from compat.core.case import Case
+from compat.core.dtypes import DType
 from compat.core.source import BackendArray, array_source, index_source, value_source
-from compat.harness.references import InMode, OnDevice
+from compat.harness.references import InMode, OnDevice, OwnAnswer
 from compat.judge.reference import Reference
 
 SHOW = """
@@ -53,18 +54,20 @@ def reproducer(
     eager goes through compat's adapter (``call(..., mode=)``), which traces exactly the
     operands the harness traced; its eager side too, when that is the reference."""
     native = is_native(backend) and mode == "eager"
-    if isinstance(reference, InMode) or (isinstance(reference, OnDevice) and not native):
+    if isinstance(reference, InMode) or (isinstance(reference, (OnDevice, OwnAnswer)) and not native):
         sides = []  # the reference side runs through compat's adapter too, in the same mode
+    elif isinstance(reference, OwnAnswer):  # the backend's answer to the question asked another way
+        sides = [(backend, device, reference.question)]
     else:
         # NumPy or a gradient reference (its adapter), or the backend on its reference device
         on = reference.device if isinstance(reference, OnDevice) else None
-        sides = [(getattr(reference, "adapter", reference), on)]
+        sides = [(getattr(reference, "adapter", reference), on, case)]
     if native:
-        sides.append((backend, device))
+        sides.append((backend, device, case))
     lines = ["import numpy as np"]
     if case.uses_bfloat16():
         lines.append("import ml_dtypes")
-    for adapter, on in sides:
+    for adapter, on, _ in sides:
         lines += [line for line in adapter.import_lines() if line not in lines]
         lines += [line for line in device_lines(adapter, on) + adapter.setup_lines() if line not in lines]
     if not native:
@@ -72,13 +75,17 @@ def reproducer(
             line for line in device_lines(backend, device) if line not in lines
         ]  # a plug-in device exists
         lines.append("from compat.adapters import backend_array, load_adapter")
+        if any(isinstance(a, DType) for a in case.args):  # how records write a dtype argument
+            lines.append("from compat.core.dtypes import DType as dtype")
     lines.append("")
-    lines += [f"{name} = {source}" for name, source in case.inputs_source().items()]
+    for asked in [case] + ([reference.question] if isinstance(reference, OwnAnswer) else []):
+        lines += [f"{name} = {source}" for name, source in asked.inputs_source().items()]
     lines.append(SHOW)
-    for adapter, on in sides:
-        definition, expression = native_call(case, adapter, on)
+    for adapter, on, asked in sides:
+        definition, expression = native_call(asked, adapter, on)
         lines += definition
-        show = f"show({label(adapter) + (f' on {on}' if on else '')!r}, lambda: {expression})"
+        name = label(adapter) + (f" {asked.op}" if asked is not case else "") + (f" on {on}" if on else "")
+        show = f"show({name!r}, lambda: {expression})"
         scope = adapter.scope_source(on) if on else None
         lines += [scope, "    " + show] if scope else [show]
     if not native:
@@ -96,6 +103,13 @@ def reproducer(
                 + ").describe()"
             )
 
+        if isinstance(reference, OwnAnswer):
+            asked = reference.question
+            names = ", ".join(asked.arg_names()) + ("," if len(asked.args) == 1 else "")
+            lines.append(
+                f"print({label(backend) + ' ' + asked.op + ':'!r}, "
+                f"backend.call({asked.op!r}, ({names}), {{}}, device={device!r}).describe())"
+            )
         if isinstance(reference, InMode):
             lines.append(
                 f"print({label(backend) + ' ' + reference.mode + ':'!r}, {call(device, reference.mode)})"
@@ -117,6 +131,8 @@ def native_call(case: Case, adapter: Adapter, device: str | None = None) -> tupl
     """(definition lines, expression) computing the case with the adapter's framework on ``device``."""
 
     def convert(value, i=None):
+        if isinstance(value, DType):
+            return adapter.dtype_source(value)
         if isinstance(value, BackendArray):
             return adapter.array_source(array_source(np.asarray(value)), value.dtype.name, device)
         if isinstance(value, np.ndarray):

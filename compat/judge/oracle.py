@@ -5,7 +5,8 @@ Rules, in order:
   different categories -> ``error`` (``crash`` or ``timeout`` when the backend's
   call killed its process or hung, see ``compat.harness.isolation``); both raised in
   the same category -> agree;
-- the dtype must be equal -> ``dtype``;
+- several results (parts) are compared one by one, an object's fields (finfo's) by name;
+- the dtype must be equal (a dtype alone, result_type's answer, too) -> ``dtype``;
 - the shape must be equal -> ``shape`` (values are not compared then);
 - integers and bools must be equal; floats are judged in ULPs of the result, by
   the operation's ``Bound`` (``bound()``): an operation that IEEE 754 rounds
@@ -144,14 +145,24 @@ def compare(
 
 
 def compare_parts(expected: Outcome, actual: Outcome, allowed: Bound, exactness: Exactness) -> list[Mismatch]:
-    """Several results (one gradient per input): compared one by one."""
+    """Several results (one gradient per input), compared one by one; an object's fields (finfo's
+    ``names``) each by its name, which their signatures carry (``eps: finite``)."""
     want, got = expected.parts or [expected], actual.parts or [actual]
     if len(want) != len(got):
         return [Mismatch("shape", "shape", "shape", f"{len(got)} results, expected {len(want)}")]
     found = []
     for part, (e, a) in enumerate(zip(want, got)):
+        name = expected.names[part] if expected.names else None
         found += [
             replace(m, part=part, detail=f"result {part}: {m.detail}")
+            if name is None
+            else replace(
+                m,
+                part=part,
+                detail=f"{name}: {m.detail}",
+                expected=f"{name}: {m.expected}",
+                actual=f"{name}: {m.actual}",
+            )
             for m in compare(e, a, allowed, exactness)
         ]
     return found

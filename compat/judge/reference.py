@@ -1,7 +1,7 @@
 """What a backend is compared with. A ``Reference`` gives its outcome of a case; its ``role``
 says which steps judge a backend against it (compat.judge.steps). The harness provides one
 of each role (compat.harness.references): NumPy, numpy-fd, a gradient reference framework,
-the backend on its reference device, the backend in eager mode."""
+the backend on its reference device, the backend in eager mode, the backend's own answer."""
 
 from __future__ import annotations
 
@@ -18,6 +18,9 @@ class Role(Enum):
     FRAMEWORK = "another framework's derivatives (the gradient reference)"
     DEVICE = "the same backend on its reference device"
     MODE = "the same backend in eager mode"
+    ITSELF = (
+        "the same backend's own answer to the question, asked another way (its add's dtype for result_type)"
+    )
 
 
 class Reference(Protocol):
@@ -25,7 +28,7 @@ class Reference(Protocol):
 
     @property
     def id(self) -> str:
-        """As records name it: numpy, numpy-fd, torch, device:CPU:0, mode:eager."""
+        """As records name it: numpy, numpy-fd, torch, device:CPU:0, mode:eager, itself:add."""
         ...
 
     def outcome(self, case: Case) -> Outcome:

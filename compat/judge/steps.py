@@ -8,7 +8,8 @@ the dtype explains, name flush-to-zero, check placement. Against the backend its
 reference device, eager): settle the reference's error, give up on a reference that crashed or
 hung, widen gradients to the truth's tolerance, compare bit for bit or within the bound, name
 flush-to-zero. Against finite differences and a gradient reference framework: compare within
-the derivative's tolerance, a dtype divergence explaining the values.
+the derivative's tolerance, a dtype divergence explaining the values. Against the backend's own
+answer to the same question asked another way (result_type against the dtype of its add): compare.
 """
 
 from __future__ import annotations
@@ -172,6 +173,8 @@ STEPS: dict[Role, tuple[Callable[[Judgement], bool | None], ...]] = {
     Role.DEVICE: AGAINST_ITSELF,
     Role.MODE: AGAINST_ITSELF,
     Role.FINITE_DIFFERENCES: (expect, bound_of_program, compare, dtype_explains_values, misplaced),
+    # one answer against another of the same backend: nothing to settle or bound, only to compare
+    Role.ITSELF: (expect, keep_unless_lost, compare),
     Role.FRAMEWORK: (
         expect,
         keep_unless_lost,

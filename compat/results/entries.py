@@ -29,6 +29,8 @@ def example_toml(record: Divergence, backends: list[str] | None = None) -> str:
     ]
     if record.example.get("exact"):
         lines.append("exact = true")
+    if record.example.get("against"):
+        lines.append(f"against = {toml_string(record.example['against'])}")
     if backends:
         lines.append(f"backends = {toml_list(backends)}")
     if record.device:

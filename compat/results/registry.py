@@ -23,7 +23,8 @@ field it sets matches; pattern fields take a glob or a list of globs:
               family, call and inputs as a record writes them (``python -m compat
               known add`` copies them from a record), optionally exact = true,
               backends (ids it is replayed on; default: every one the entry applies
-              to) and device (replayed on that device under test, a glob)
+              to), device (replayed on that device under test, a glob) and against
+              (the call whose answer the backend's own is judged against: itself:add)
 
 An entry whose config names no execution mode describes what the backend does eagerly: it
 matches divergences from NumPy and from the reference device in every mode, but never a
@@ -55,7 +56,7 @@ KINDS = ("dtype", "shape", "value", "error", "device", "crash", "timeout")
 PATTERNS = ("family", "op", "inputs", "expected", "actual", "device", "reference")
 REQUIRED = ("id", "backend", "kind", "differs", "reason")
 OPTIONAL = ("versions", "config", "cpu", "source", "broad", "examples") + PATTERNS
-EXAMPLE_FIELDS = {"family", "call", "inputs", "exact", "backends", "device"}
+EXAMPLE_FIELDS = {"family", "call", "inputs", "exact", "backends", "device", "against"}
 
 
 class RegistryError(Exception):
@@ -87,9 +88,14 @@ class Example:
     exact: bool = False
     backends: tuple[str, ...] = ()  # backend ids; empty: every backend the entry applies to
     device: str = ""  # a glob of the device under test; empty: the backend's default device
+    against: str = ""  # the call whose answer the backend's own is judged against (itself:<operation>)
 
     def case(self):
         return case_from_source(self.call, self.inputs, self.exact)
+
+    def question(self):
+        """The case of ``against``, or None: the example is judged against NumPy."""
+        return case_from_source(self.against, self.inputs) if self.against else None
 
     def replays_on(self, backend: Backend, device: str | None) -> bool:
         if self.backends and backend.id not in self.backends:
@@ -274,9 +280,11 @@ def parse_example(raw: Any, where: str) -> Example:
         bool(raw.get("exact", False)),
         tuple(backends),
         str(raw.get("device", "")),
+        str(raw.get("against", "")),
     )
     try:
         example.case()
+        example.question()
     except ParseError as error:
         raise RegistryError(f"{where}: {error}") from None
     return example

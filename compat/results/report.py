@@ -1,5 +1,6 @@
-"""Reports built from records only (``compat.results.aggregate``): the summary table, the
-divergence list, registry entries fixed or not reproduced, the operations backends declare
+"""Reports built from records only (``compat.results.aggregate``): the summary table and how
+much of the standard each row checked (``compat.results.coverage``), the divergence list,
+registry entries fixed or not reproduced, the operations backends declare
 unsupported, surveys, kernel coverage and each backend's promotion differences."""
 
 from __future__ import annotations
@@ -8,6 +9,7 @@ from pathlib import Path
 
 from compat.core.row import EAGER, Row
 from compat.results import aggregate
+from compat.results import coverage as standard_coverage
 from compat.results import records as records_module
 from compat.results.records import Divergence, Run
 from compat.results.registry import Registry
@@ -50,6 +52,9 @@ def summary_table(run: Run, registry: Registry) -> str:
         columns.append("unsupported")
         values = [v + [len(r.unsupported)] for v, r in zip(values, rows)]
     text = table(columns, values)
+    covered = standard_coverage.lines(standard_coverage.from_checks(run.checks))
+    if covered:
+        text += "\n\n" + "\n".join(covered)
     replayed = {(r.known, r.backend.id) for r in run.replays}
     if replayed:
         text += (
@@ -243,6 +248,7 @@ def json_report(run: Run, registry: Registry) -> dict:
     return {
         "run": run.meta or {"run_id": run.run_id},
         "summary": [row.to_json() for row in aggregate.summary(run.checks, run.divergences)],
+        "coverage": [c.to_json() for c in standard_coverage.from_checks(run.checks)],
         "stale": [vars(s) for s in aggregate.stale(run, registry)],
         "fixed": [vars(f) for f in aggregate.fixed(map(aggregate.replayed, run.replays))],
         "divergences": [r.to_json() for r in aggregate.distinct(run.divergences)],

@@ -13,6 +13,7 @@ FAMILIES = (
     "numerics",
     "gradients",
     "placement",
+    "dtypes",
 )
 
 # pytest's rootdir where compat runs its specs (survey, selftest, detect, bench): the folder

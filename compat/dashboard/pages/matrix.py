@@ -5,6 +5,7 @@ from __future__ import annotations
 from compat.dashboard.context import LIST_CAP, Context
 from compat.dashboard.data import Cell, MatrixRow
 from compat.dashboard.html import LEGEND, capped_note, e, table
+from compat.dashboard.pages import coverage
 from compat.dashboard.pages.common import (
     LIST_HEADERS,
     VIEW_PAGES,
@@ -37,6 +38,7 @@ def index(dash: Context) -> None:
         "operation.</p>",
         LEGEND,
         matrix(data, rows),
+        coverage.summary(dash),
     ]
     groups = data.version_groups()
     if groups:
