@@ -104,7 +104,10 @@ def print_coverage(chosen, args) -> None:
     adapters = {a.id: a for a in chosen}
     names = [*standard.FUNCTIONS, *coverage.operator_forms()]
     reasons: dict[str, str] = {}  # footnote text -> its mark
-    grid = []
+    grid, mapped = (
+        [],
+        {row.row: [0, 0] for row in found},
+    )  # without a run: per row, functions and operators mapped
     for name in names:
         implemented = coverage.implementations(name)
         cells = []
@@ -114,6 +117,8 @@ def print_coverage(chosen, args) -> None:
                 mark = reasons.setdefault(why, f"[{len(reasons) + 1}]")
                 cell += mark
             cells.append(cell)
+            if cell == "mapped":
+                mapped[row.row][name not in standard.FUNCTIONS] += 1
         section = standard.section(name) or coverage.OPERATOR
         grid.append([name, section, ", ".join(n for n in implemented if n != name) or "", *cells])
     source = f"run {run_id}" if run_id else "no run read: mapped or unsupported, nothing checked yet"
@@ -123,7 +128,9 @@ def print_coverage(chosen, args) -> None:
         print("\nunsupported:\n" + "\n".join(f"  {mark} {why}" for why, mark in reasons.items()))
     print()
     for row in found:
-        print(f"{row.row}: {row.line()}")
+        functions, operators = mapped[row.row]
+        done = f"{functions} of {len(standard.FUNCTIONS)} functions, {operators} operator forms mapped"
+        print(f"{row.row}: {row.line() if run_id else done}")
 
 
 def status(name: str, implemented: list[str], row, adapter) -> tuple[str, str | None]:
