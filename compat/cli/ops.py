@@ -104,10 +104,7 @@ def print_coverage(chosen, args) -> None:
     adapters = {a.id: a for a in chosen}
     names = [*standard.FUNCTIONS, *coverage.operator_forms()]
     reasons: dict[str, str] = {}  # footnote text -> its mark
-    grid, mapped = (
-        [],
-        {row.row: [0, 0] for row in found},
-    )  # without a run: per row, functions and operators mapped
+    grid = []
     for name in names:
         implemented = coverage.implementations(name)
         cells = []
@@ -117,8 +114,6 @@ def print_coverage(chosen, args) -> None:
                 mark = reasons.setdefault(why, f"[{len(reasons) + 1}]")
                 cell += mark
             cells.append(cell)
-            if cell == "mapped":
-                mapped[row.row][name not in standard.FUNCTIONS] += 1
         section = standard.section(name) or coverage.OPERATOR
         grid.append([name, section, ", ".join(n for n in implemented if n != name) or "", *cells])
     source = f"run {run_id}" if run_id else "no run read: mapped or unsupported, nothing checked yet"
@@ -127,8 +122,11 @@ def print_coverage(chosen, args) -> None:
     if reasons:
         print("\nunsupported:\n" + "\n".join(f"  {mark} {why}" for why, mark in reasons.items()))
     print()
-    for row in found:
-        functions, operators = mapped[row.row]
+    for column, row in enumerate(found, start=3):  # without a run: what each row maps
+        functions, operators = (
+            sum(line[column] == "mapped" for line in grid if (line[0] in standard.FUNCTIONS) == of_standard)
+            for of_standard in (True, False)
+        )
         done = f"{functions} of {len(standard.FUNCTIONS)} functions, {operators} operator forms mapped"
         print(f"{row.row}: {row.line() if run_id else done}")
 

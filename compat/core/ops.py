@@ -37,7 +37,19 @@ from compat.core.table import (
     utility,
 )
 
-__all__ = ["NARROW_ULPS", "OPS", "PUBLISHED_ULPS", "TABLE", "Op", "UnknownOperation", "get", "select"]
+__all__ = [  # what the rest of compat asks of the table (Op and the accuracy tables re-exported from operation)
+    "NARROW_ULPS",
+    "OPS",
+    "PUBLISHED_ULPS",
+    "TABLE",
+    "Op",
+    "UnknownOperation",
+    "get",
+    "names",
+    "published_ulps",
+    "select",
+    "smooth",
+]
 
 # the gradient programs draw their unary operations in table order: the first is the simplest
 TABLE: tuple[Op, ...] = (

@@ -5,6 +5,13 @@ from __future__ import annotations
 from compat.core.dtypes import DType
 from compat.core.operation import Op, X
 
+
+def _question(name, params, about, example, takes="any"):
+    """A question about dtypes: no array in (compat asks it with dtypes), an exact answer out (a
+    dtype, a bool, or an object's fields, each compared exactly: compat.core.outcome)."""
+    return Op(name, params, "dtype", about, correctly_rounded=True, takes=takes, example=example)
+
+
 TABLE: tuple[Op, ...] = (
     # a conversion is exact or correctly rounded (within the target's range: beyond it C leaves float -> int open)
     Op(
@@ -18,48 +25,32 @@ TABLE: tuple[Op, ...] = (
         example=(X,),
         example_kwargs=(("dtype", "int8"),),
     ),
-    # the questions about dtypes: no array in (compat asks them with dtypes), an exact answer out
-    # (a dtype, a bool, or an object's fields, each compared exactly: compat.core.outcome)
-    Op(
+    _question(
         "result_type",
         "(*arrays_and_dtypes)",
-        "dtype",
         "the dtype the arguments promote to",
-        correctly_rounded=True,
-        example=(DType("int8"), DType("uint8")),
+        (DType("int8"), DType("uint8")),
     ),
-    Op(
+    _question(
         "can_cast",
         "(from_, to)",
-        "dtype",
         "whether from_ casts to to by the promotion rules (NumPy: casting='safe')",
-        correctly_rounded=True,
-        example=(DType("int8"), DType("float32")),
+        (DType("int8"), DType("float32")),
     ),
-    Op(
+    _question(
         "finfo",
         "(type)",
-        "dtype",
         "bits, eps, max, min, smallest_normal and dtype of a floating-point dtype (a complex one's component)",
-        correctly_rounded=True,
+        (DType("float32"),),
         takes="floating-point",
-        example=(DType("float32"),),
     ),
-    Op(
-        "iinfo",
-        "(type)",
-        "dtype",
-        "bits, max, min and dtype of an integer dtype",
-        correctly_rounded=True,
-        takes="integer",
-        example=(DType("int16"),),
+    _question(
+        "iinfo", "(type)", "bits, max, min and dtype of an integer dtype", (DType("int16"),), takes="integer"
     ),
-    Op(
+    _question(
         "isdtype",
         "(dtype, kind)",
-        "dtype",
         "whether dtype is of kind: a dtype, a kind ('signed integer', 'real floating', ...) or a tuple of them",
-        correctly_rounded=True,
-        example=(DType("int8"), "signed integer"),
+        (DType("int8"), "signed integer"),
     ),
 )
