@@ -128,15 +128,50 @@ def test_bfloat16_with_python_complex_is_complex64(value):
     assert outcome.values.tolist() == expected.tolist()
 
 
-def test_matmul_of_bfloat16_is_bfloat16_rounded_once_from_float32():
+@pytest.mark.parametrize("op", ["matmul", "__matmul__", "__imatmul__"])
+def test_matmul_of_bfloat16_is_bfloat16_rounded_once_from_float32(op):
+    """matmul(a, b), a @ b and a @= b alike."""
     a = bf16(1.0, 2**-8 + 2**-9, 3.0, 0.5).reshape(2, 2)
     b = bf16(1.0, 1.0, 1.0, 0.25).reshape(2, 2)
-    outcome = NUMPY.call("matmul", (a, b))
+    outcome = NUMPY.call(op, (a, b))
     assert outcome.dtype == "bfloat16"
     fa, fb = a.astype(np.float32), b.astype(np.float32)
     wide = [fa[i, 0] * fb[0, j] + fa[i, 1] * fb[1, j] for i in range(2) for j in range(2)]  # exact in float32
     assert words_of(outcome) == [bits(v) for v in wide]
     assert outcome.values.astype(np.float64)[0, 0] == 1.0078125  # 1.005859375, rounded up once
+
+
+IN_PLACE = ["__iadd__", "__isub__", "__imul__", "__itruediv__", "__ipow__"]
+
+
+@pytest.mark.parametrize("op", IN_PLACE)
+@pytest.mark.parametrize("y", [2**-9, np.asarray(3 * 2**-9, np.float32)], ids=["python-float", "0-d-float32"])
+def test_in_place_on_bfloat16_writes_bfloat16_rounded_once(op, y):
+    """x op= y keeps x's bfloat16: the result (bfloat16 beside a Python float, float32 beside a
+    float32 array) rounded once."""
+    x = bf16(1.0, 0.5)
+    outcome = NUMPY.call(op, (x, y))
+    assert outcome.dtype == "bfloat16", outcome.describe()
+    operand = scalar(y) if isinstance(y, float) else y
+    with np.errstate(all="ignore"):
+        wide = np.asarray(ops.get(op.replace("__i", "__")).python(x.astype(np.float32), operand), np.float32)
+    assert words_of(outcome) == [bits(v) for v in wide.reshape(-1)], outcome.describe()
+
+
+@pytest.mark.parametrize(
+    "op, y",
+    [(op, y) for op in IN_PLACE for y in (2j, np.asarray(2j, np.complex64))]
+    + [("__imatmul__", np.full((2, 2), 2j, np.complex64))],
+    ids=lambda v: v if isinstance(v, str) else type(v).__name__,
+)
+def test_in_place_with_a_complex_result_raises_on_bfloat16_as_on_float16(op, y):
+    """x += 2j: NumPy refuses to write a complex result into float16 (same_kind casting);
+    ml_dtypes counts complex to bfloat16 as same_kind and would write the real part."""
+    half = NUMPY.call(op, (np.ones((2, 2), np.float16), y))
+    outcome = NUMPY.call(op, (bf16(1.0, -2.5, 0.5, 3.0).reshape(2, 2), y))
+    assert half.raised and outcome.raised, f"float16: {half.describe()}; bfloat16: {outcome.describe()}"
+    assert type(outcome.error) is type(half.error)
+    assert str(outcome.error) == str(half.error).replace("dtype('float16')", "dtype(bfloat16)")
 
 
 @pytest.mark.parametrize(
@@ -249,3 +284,13 @@ def test_a_reproducer_of_bfloat16_with_a_python_float_prints_bfloat16(tmp_path):
 def test_a_reproducer_without_bfloat16_calls_numpy_plainly():
     text = reproducer(Case("add", (np.array([1.0], np.float32), 0.1)), NUMPY, NUMPY)
     assert "show('numpy" in text and "np.add(x0, 0.1)" in text and "weak_scalars" not in text
+
+
+def test_a_reproducer_of_an_in_place_operator_on_bfloat16_leaves_x0_to_the_next_side(tmp_path):
+    """NumPy's x += y for bfloat16 is compat's function; it writes into a copy of x0, so the
+    side printed next computes on the same x0."""
+    text = reproducer(Case("__iadd__", (bf16(1.0, -2.5), 0.5)), NUMPY, NUMPY)
+    process = run(["-c", text], tmp_path)
+    assert process.returncode == 0, output(process)
+    lines = process.stdout.splitlines()
+    assert lines == [f"numpy {NUMPY.version()}: bfloat16 [1.5, -2.0]"] * 2, output(process)

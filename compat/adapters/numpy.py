@@ -47,6 +47,10 @@ class NumpyAdapter(Adapter):
         # -- manipulation, creation and linear algebra (issue 31) --
         "vecdot": "ops.vecdot",  # bfloat16 by float16's rule
         "from_dlpack": "ops.from_dlpack",
+        # -- operators (issue 31): bfloat16 by float16's rule (x @ y rounded once; x op= y refuses
+        # a complex result, compat.adapters.numpy_ops)
+        "__matmul__": "ops.matmul_operator",
+        **{f"__i{name}__": f"ops.i{name}" for name in ("add", "sub", "mul", "truediv", "pow", "matmul")},
     }
 
     def preparation(self, op, args, kwargs):

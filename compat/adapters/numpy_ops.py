@@ -8,9 +8,11 @@ treats float16 (NEP 50), NumPy with ml_dtypes does not:
   float16 stays float16; a Python int beyond int64 raises TypeError, where for
   float16 it is converted through a Python float (inf beyond the range;
   OverflowError beyond a float's); stored into a bfloat16 array, the same int raises;
-- matmul, vecdot and clip of bfloat16 return float32 (ml_dtypes has no bfloat16
-  loop for them: NumPy runs float32's); np.linalg.norm returns float64;
+- matmul (and x @ y), vecdot and clip of bfloat16 return float32 (ml_dtypes has no
+  bfloat16 loop for them: NumPy runs float32's); np.linalg.norm returns float64;
   np.from_dlpack raises BufferError (DLPack has no code for ml_dtypes' dtype);
+- x += 2j on a bfloat16 array writes the real part (ml_dtypes declares complex to
+  bfloat16 a same_kind cast), where on float16 it raises;
 - sum, prod and mean of bfloat16 round to bfloat16 at every step (4096 ones
   sum to 256), where NumPy accumulates float16 in float32 and rounds once.
 
@@ -19,7 +21,8 @@ float beside bfloat16 operands is converted to bfloat16 first (``weak_scalars``;
 the NumPy adapter passes the operands of an elementwise operation through it,
 and reproducers show it), a Python complex to complex64; a result is bfloat16,
 computed as ml_dtypes computes bfloat16 with bfloat16 (in float32, rounded
-once), and a sum of terms accumulates in float32 and is rounded once.
+once), and a sum of terms accumulates in float32 and is rounded once; written back
+in place (x += y), a complex result is refused, as float16 refuses it.
 
 One difference from float16 stays: ml_dtypes converts a Python float to bfloat16
 through float32 (two roundings, as PyTorch, JAX and TensorFlow convert it),
@@ -241,3 +244,62 @@ def diff(x, axis=-1, n=1, prepend=None, append=None):
     """np.diff, whose prepend and append take no None (it would be prepended)."""
     around = {k: v for k, v in (("prepend", prepend), ("append", append)) if v is not None}
     return np.diff(x, n=n, axis=axis, **around)
+
+
+# -- operators on bfloat16 by float16's rule (issue 31) ---------------------------------
+
+
+def matmul_operator(x1, x2):
+    """x1 @ x2: ndarray's @ is np.matmul, which for bfloat16 returns float32 (see matmul)."""
+    return rounded_once(x1 @ x2, x1, x2)
+
+
+def in_place_target(ufunc, x1, x2):
+    """A copy of x1 for x1 op= x2 to write into (a reproducer's next side reads the same x1).
+    NumPy writes the result back into x1 under same_kind casting, which refuses a complex result
+    in float16; ml_dtypes declares complex to bfloat16 a same_kind cast and writes the real part,
+    so for bfloat16 the reference raises the error NumPy raises for float16."""
+    if not isinstance(x1, np.ndarray):
+        return x1  # nothing to write into: Python rebinds x1 to x1 op x2
+    result = common_dtype((x1, x2))
+    if is_bfloat16(x1.dtype) and result is not None and result.kind == "c":
+        from numpy._core._exceptions import _UFuncOutputCastingError
+
+        raise _UFuncOutputCastingError(ufunc, "same_kind", result, x1.dtype, 0)
+    return x1.copy()
+
+
+def iadd(x1, x2):
+    x = in_place_target(np.add, x1, x2)
+    x += x2
+    return x
+
+
+def isub(x1, x2):
+    x = in_place_target(np.subtract, x1, x2)
+    x -= x2
+    return x
+
+
+def imul(x1, x2):
+    x = in_place_target(np.multiply, x1, x2)
+    x *= x2
+    return x
+
+
+def itruediv(x1, x2):
+    x = in_place_target(np.divide, x1, x2)
+    x /= x2
+    return x
+
+
+def ipow(x1, x2):
+    x = in_place_target(np.power, x1, x2)
+    x **= x2
+    return x
+
+
+def imatmul(x1, x2):
+    x = in_place_target(np.matmul, x1, x2)
+    x @= x2
+    return x
