@@ -229,12 +229,14 @@ def kind(outcome) -> str:
 def variants(op: ops.Op):
     """The table's example, and for elementwise operations of two or three operands each
     float operand beside another array replaced by Python scalars of every kind (an int beyond int64, one beyond
-    a float's range), and by 0-d arrays of the dtypes bfloat16 promotes with."""
+    a float's range), and by 0-d arrays of the dtypes bfloat16 promotes with; not the target of an in-place
+    form (x op= y writes into the array x: a Python scalar x is rebound, a 0-d one cannot hold the result)."""
     yield "example", op.example
     if not op.elementwise or op.arity < 2:
         return
     floats = [i for i, a in enumerate(op.example) if isinstance(a, np.ndarray) and a.dtype == np.float32]
-    first = 1 if op.name == "clip" else 0  # np.clip turns a Python scalar x into an int64 array first
+    # np.clip turns a Python scalar x into an int64 array first; x op= y keeps x's array and dtype
+    first = 1 if op.name == "clip" or op.in_place else 0
     for i in [i for i in floats if i >= first]:
         if not any(isinstance(a, np.ndarray) for j, a in enumerate(op.example) if j != i):
             continue  # a Python scalar in place of the only array: Python computes it (2 ** 10**400)
