@@ -214,9 +214,10 @@ class TorchAdapter(Adapter):
     def to_numpy(self, value):
         import torch
 
-        value = (
-            torch.as_tensor(value).detach().cpu().resolve_conj().resolve_neg()
-        )  # lazy conj/neg views refuse .numpy()
+        # device="cpu": under the lazy mode's default-device context a bare as_tensor moved the
+        # result back onto the lazy device, a round trip that changed what was read (complex32
+        # failed to hash there); conj/neg views refuse .numpy()
+        value = torch.as_tensor(value, device="cpu").detach().resolve_conj().resolve_neg()
         if value._is_zerotensor():  # forward-mode AD's symbolic zeros (hvp of a linear f) refuse .numpy()
             value = torch.zeros_like(value)
         if value.dtype == torch.bfloat16:  # bit for bit: through float32, NaN payloads would be lost
