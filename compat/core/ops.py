@@ -44,6 +44,8 @@ __all__ = [  # what the rest of compat asks of the table (Op and the accuracy ta
     "TABLE",
     "Op",
     "UnknownOperation",
+    "elementwise_functions",
+    "float_result",
     "get",
     "names",
     "published_ulps",
@@ -139,3 +141,14 @@ def elementwise_functions(arity: int | None = None) -> list[str]:
         for op in TABLE
         if op.elementwise and op.standard_name in section and (arity is None or op.arity == arity)
     ]
+
+
+def float_result(name: str) -> bool:
+    """NumPy's result of the operation's table example is a float (a comparison's or isnan's is a
+    bool): what the rounding specs take."""
+    import numpy as np
+
+    op = get(name)
+    return (
+        np.asarray(getattr(np, op.numpy or name)(*op.example, **dict(op.example_kwargs))).dtype.kind in "fc"
+    )
