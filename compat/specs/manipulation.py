@@ -280,3 +280,17 @@ def test_an_axis_beyond_the_rank_raises(xp, op, data):
     rank = x.ndim + (op == "expand_dims")
     beyond = data.draw(st.sampled_from([rank, rank + 1, -rank - 1]), label="axis")
     xp.check(op, x, beyond)
+
+
+@input_classes("axes", ("a permutation", "negative axes", "matrix_transpose"), share=SHARE)
+@given(data=st.data())
+def test_permute_dims_reorders_axes(xp, axes, data):
+    """permute_dims(x, axes) (NumPy's transpose) puts axis axes[i] at position i, axes a permutation
+    of all of x's axes (negative ones count from the end); matrix_transpose swaps the last two axes
+    of a stack of matrices."""
+    if axes == "matrix_transpose":
+        xp.check("matrix_transpose", data.draw(arrays("float32", any_shapes(min_dims=2)), label="x"))
+        return
+    x = data.draw(arrays("int32", any_shapes()), label="x")
+    order = data.draw(st.permutations(range(x.ndim)), label="axes")
+    xp.check("transpose", x, tuple(a - x.ndim if axes == "negative axes" else a for a in order))
