@@ -119,6 +119,15 @@ def input_classes(name: str, classes, share: float = 1.0):
 FULL_SIZE_PROFILES = ("thorough",)
 
 
+def one_example_on_modes_and_devices():
+    """The mark of a family whose every call in a mode compiles anew, or crosses to a device: on
+    those rows one example per param suffices (compat_least_examples(1)); the eager rows check the
+    rule in full, these what compiling or the device changes."""
+    import pytest
+
+    return pytest.mark.compat_least_examples(1)
+
+
 def operation_params(names, full, share: float) -> list:
     """pytest params of the operations ``names``: those in ``full`` plain, the others marked to
     run ``share`` of the spec's examples."""

@@ -214,16 +214,19 @@ def spec_row(item) -> tuple | None:
     return (item.module.__name__, item.originalname, param) if param is not None else None
 
 
+LEAST_EXAMPLES = 5  # a spec's examples over its params on a row that runs a share of them
+
+
 def least_examples(item) -> int:
     """The least examples a spec checks on a row that runs a share of them, over all its params
     there: 5, or what its compat_least_examples mark says (a family whose every call in a mode
     compiles anew, and whose eager rows check it in full)."""
     mark = item.get_closest_marker("compat_least_examples")
-    return mark.args[0] if mark is not None else 5
+    return mark.args[0] if mark is not None else LEAST_EXAMPLES
 
 
 @contextlib.contextmanager
-def examples_share(test, share: float, params: int = 1, least: int = 5):
+def examples_share(test, share: float, params: int = 1, least: int = LEAST_EXAMPLES):
     """Run the Hypothesis test ``test`` with ``share`` of its max_examples, and with at least
     ``least`` examples over the ``params`` params of its spec on this row (at least 1 each)."""
     current = getattr(test, "_hypothesis_internal_use_settings", None)

@@ -15,11 +15,15 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from compat.core import dtypes
-from compat.core.strategies import arrays, dtype_names, examples, input_classes
+from compat.core.strategies import (
+    arrays,
+    dtype_names,
+    examples,
+    input_classes,
+    one_example_on_modes_and_devices,
+)
 
-# on a mode or device row (each call compiles, or crosses to the device) one example per param
-# suffices: the eager rows check the rule in full, these what compiling or the device changes
-pytestmark = pytest.mark.compat_least_examples(1)
+pytestmark = one_example_on_modes_and_devices()
 
 SHARE = 0.5  # of the profile's examples per spec: each shape and dtype compiles anew in JAX
 SHAPES = hnp.array_shapes(min_dims=0, max_dims=3, min_side=0, max_side=3)

@@ -17,12 +17,10 @@ import pytest
 
 from compat.core import dtypes, ops
 from compat.core.dtypes import DType
-from compat.core.strategies import dtype_pairs
+from compat.core.strategies import dtype_pairs, one_example_on_modes_and_devices
 from compat.specs.promotion import LEFT, RIGHT, has_reference, sample
 
-# on a mode or device row (each call compiles, or crosses to the device) one example per param
-# suffices: the eager rows check the rule in full, these what compiling or the device changes
-pytestmark = pytest.mark.compat_least_examples(1)
+pytestmark = one_example_on_modes_and_devices()
 
 # the standard's kinds (isdtype), a union of kinds, and a dtype as a kind
 KINDS = (

@@ -21,12 +21,11 @@ from compat.core.strategies import (
     dtype_names,
     examples,
     input_classes,
+    one_example_on_modes_and_devices,
     ranked_broadcastable_shapes,
 )
 
-# on a mode or device row (each call compiles, or crosses to the device) one example per param
-# suffices: the eager rows check the rule in full, these what compiling or the device changes
-pytestmark = pytest.mark.compat_least_examples(1)
+pytestmark = one_example_on_modes_and_devices()
 
 MAX_DIMS = 4
 MAX_SIDE = 3

@@ -26,18 +26,21 @@ of its own (it is ml_dtypes'), so its operators there are not NumPy's reference.
 import functools
 
 import numpy as np
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from compat.core import dtypes, ops
-from compat.core.strategies import arrays, input_classes, python_scalars, shapes
+from compat.core.strategies import (
+    arrays,
+    input_classes,
+    one_example_on_modes_and_devices,
+    python_scalars,
+    shapes,
+)
 from compat.specs.indexing import WRITE_BOUNDS, updates
 
-# on a mode or device row (each call compiles, or crosses to the device) one example per param
-# suffices: the eager rows check the rule in full, these what compiling or the device changes
-pytestmark = pytest.mark.compat_least_examples(1)
+pytestmark = one_example_on_modes_and_devices()
 
 OPERATORS = [op for op in ops.TABLE if op.group == "operator"]
 FORWARD = [op for op in OPERATORS if op.spelling.startswith("{0} ") and op.elementwise and not op.in_place]

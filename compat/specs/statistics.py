@@ -17,15 +17,12 @@ kind in every example, or draws them in turn (``input_classes``).
 """
 
 import numpy as np
-import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from compat.core.strategies import arrays, input_classes
+from compat.core.strategies import arrays, input_classes, one_example_on_modes_and_devices
 
-# on a mode or device row (each call compiles, or crosses to the device) one example per param
-# suffices: the eager rows check the rule in full, these what compiling or the device changes
-pytestmark = pytest.mark.compat_least_examples(1)
+pytestmark = one_example_on_modes_and_devices()
 
 # Every example of these specs meets the class it is drawn for (the value, order or axis its
 # rule turns on is planted, not hoped for): half the profile's examples suffice, 5 a class at least
