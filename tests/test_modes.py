@@ -182,6 +182,16 @@ def test_a_lazy_call_that_fails_leaves_nothing_behind_for_the_next_one():
     assert not after.raised and after.values.tolist() == [False, False], after.describe()
 
 
+def test_a_lazy_result_computed_from_a_python_number_on_the_left_is_read_as_computed():
+    """2 << x on the lazy device comes back wrapped for functionalization; read through the
+    wrapper, its .numpy() gave the operand's (or an unset) buffer instead of the result."""
+    torch = load_adapter("torch") if _installed("torch") else pytest.skip("torch is not installed")
+    x = np.array([0, 1, 6, 3], dtype=np.int32)
+    for op, expected in (("__rlshift__", 2 << x), ("__rsub__", 2 - x)):
+        lazy = torch.call(op, (x, 2), {}, None, "lazy")
+        assert not lazy.raised and lazy.values.tolist() == expected.tolist(), (op, lazy.describe())
+
+
 def test_a_compiled_gradient_closes_over_its_constants_as_backend_arrays():
     """A program's constants are made before the call is traced (torch.compile cannot trace
     NumPy conversions), and on the lazy device for a lazy call."""

@@ -47,7 +47,10 @@ def on_lazy_device(function):
 
     def to_cpu(value):
         if isinstance(value, torch.Tensor):
-            return value.cpu()
+            value = value.cpu()
+            # a result computed from a Python number on the left (2 << x) comes back wrapped for
+            # functionalization, and that wrapper's .numpy() reads another buffer
+            return torch._from_functional_tensor(value) if torch._is_functional_tensor(value) else value
         return type(value)(to_cpu(v) for v in value) if isinstance(value, (tuple, list)) else value
 
     def run(*operands):
