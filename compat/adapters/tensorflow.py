@@ -12,6 +12,7 @@ import os
 import numpy as np
 
 from compat.adapters.base import Adapter, unsupported
+from compat.core import ops
 from compat.devices.plugins import TensorflowApu
 
 LEGACY = {"dtype_conversion_mode": "legacy", "prefer_float32": False}
@@ -174,7 +175,7 @@ class TensorflowAdapter(Adapter):
         # FloorDiv and FloorMod can trap (SIGFPE) where an operand holds the dtype's minimum
         if (
             mode == "xla"
-            and op in ("floor_divide", "remainder")
+            and (ops.OPS[op].computes or op if op in ops.OPS else op) in ("floor_divide", "remainder")
             and any(
                 isinstance(a, complex)
                 or (

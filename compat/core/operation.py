@@ -96,6 +96,7 @@ class Op:
     # answer has (an unstable argsort's ties in index order), which the judge compares on both sides
     canonical: Callable | None = None
     spelling: str = ""  # an operator's Python syntax, its operands {0}, {1}, ...: "{0} + {1}", "{0} += {1}"
+    computes: str = ""  # an operator: the function of the table it computes (power for x ** y, x **= y)
 
     @property
     def in_place(self) -> bool:

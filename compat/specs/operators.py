@@ -93,15 +93,14 @@ def moderate_scalars(kind: type, dtype: str):
 # -- every form, every run ------------------------------------------------------------
 
 
-def table_rows():
-    """(operator, operands): each form on its example; each conversion of a 0-d bool, int, float
+def further_rows():
+    """(operator, operands) beyond each form's example: each conversion of a 0-d bool, int, float
     and complex array and of a larger one; each in-place operator with a result of another kind."""
-    rows = [(op.name, op.example) for op in OPERATORS]
     zero_d = [
         np.array(v, dtype=d)
         for v, d in ((True, "bool"), (-3, "int16"), (-2.5, "float64"), (1 - 2j, "complex64"))
     ]
-    rows += [(op.name, (x,)) for op in CONVERSIONS for x in (*zero_d, np.arange(3.0))]
+    rows = [(op.name, (x,)) for op in CONVERSIONS for x in (*zero_d, np.arange(3.0))]
     rows += [(op.name, (op.example[0], 1.5 if "int" in str(op.example[0].dtype) else 1j)) for op in IN_PLACE]
     return rows
 
@@ -109,8 +108,10 @@ def table_rows():
 def test_every_operator_form(xp):
     """Every operator form gives NumPy's result (or NumPy's kind of error) on fixed operands: x op y,
     y op x with a Python scalar, x op= y (of x's kind, and of another kind: an error), unary
-    operators, conversions of 0-d arrays (and of larger ones: an error), attributes, x[i] += v."""
-    for name, args in xp.sample(table_rows()):
+    operators, conversions of 0-d arrays (and of larger ones: an error), attributes, x[i] += v.
+    Each form on its example on every row, modes and devices included; the further operands on
+    a row's share of them."""
+    for name, args in [(op.name, op.example) for op in OPERATORS] + xp.sample(further_rows()):
         xp.check(name, *args)
 
 

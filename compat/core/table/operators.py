@@ -122,7 +122,7 @@ def facts(function: str) -> dict:
 
 def binary_forms(symbol: str, name: str, function: str, takes: str, in_place: bool) -> list[Op]:
     x, y = operands(takes)
-    shared = dict(group="operator", elementwise=True, takes=takes, **facts(function))
+    shared = dict(group="operator", elementwise=True, takes=takes, computes=function, **facts(function))
     forms = [
         Op(
             f"__{name}__",
