@@ -69,13 +69,6 @@ ON_DEVICES = {
 } | {op.name for op in ops.TABLE if op.moves_to is not None}
 
 
-# Known reproducer bug, left for issue 31's next step: on the default device a TensorFlow
-# reproducer makes its arrays with tnp.asarray and no device scope, so once compat's APU
-# plug-in is loaded in the reproducing process they land there, where DLPack export fails;
-# the harness's call ran on CPU:0. Every other operation computes the same on both.
-REPRODUCER_BUGS = {("tensorflow", "from_dlpack")}
-
-
 def case_of(op: str, adapter) -> Case:
     declared = ops.get(op)
     if declared.transform:
@@ -116,7 +109,7 @@ def agreement(spec: str) -> list[str]:
             device is None and adapter.label == adapter.DEFAULT_CONFIGS[0]
         )  # other configs: their setup lines
         for op in ops.OPS if every else sorted(ON_DEVICES):
-            if adapter.unsupported(op) or (adapter.name, op) in REPRODUCER_BUGS:
+            if adapter.unsupported(op):
                 continue
             case = case_of(op, adapter)
             args = case.args if case.program is None else (case.program.bind(adapter, device), *case.args)

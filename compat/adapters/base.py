@@ -446,8 +446,9 @@ class Adapter:
         """A context manager in which operations run on ``device``."""
         return contextlib.nullcontext()
 
-    def scope_source(self, device: str) -> str | None:
-        """Reproducer line opening a block that runs on ``device`` (``device_scope``'s twin), or None."""
+    def scope_source(self, device: str | None) -> str | None:
+        """Reproducer line opening a block that runs on ``device`` (``device_scope``'s twin; None:
+        the default device), or None where no block is needed."""
         return None
 
     def plugin_devices(self) -> list[str]:

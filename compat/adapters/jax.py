@@ -151,5 +151,7 @@ class JaxAdapter(Adapter):
         return jax.default_device(self._device(device)) if device else contextlib.nullcontext()
 
     def scope_source(self, device):
+        if device is None:
+            return None
         platform, _, index = device.partition(":")
         return f"with jax.default_device(jax.devices({platform!r})[{index or 0}]):"

@@ -239,7 +239,9 @@ class TensorflowAdapter(Adapter):
         return tf.device(device or self.reference_device)
 
     def scope_source(self, device):
-        return f"with tf.device({device!r}):"
+        # the default device is CPU:0 too (device_scope): a plug-in installed where the snippet
+        # runs would otherwise take the call
+        return f"with tf.device({device or self.reference_device!r}):"
 
 
 @contextlib.contextmanager

@@ -278,4 +278,4 @@ class TorchAdapter(Adapter):
         return torch.device(device) if device else contextlib.nullcontext()
 
     def scope_source(self, device):
-        return f"with torch.device({device!r}):"
+        return f"with torch.device({device!r}):" if device else None

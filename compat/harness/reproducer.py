@@ -88,7 +88,7 @@ def reproducer(
         lines += definition
         name = label(adapter) + (f" {asked.op}" if asked is not case else "") + (f" on {on}" if on else "")
         show = f"show({name!r}, lambda: {expression})"
-        scope = adapter.scope_source(on) if on else None
+        scope = adapter.scope_source(on)
         lines += [scope, "    " + show] if scope else [show]
     if not native:
         lines.append(f"backend = load_adapter({backend.selector!r})")
