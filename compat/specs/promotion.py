@@ -69,11 +69,13 @@ def test_where_on_every_pair_of_dtypes(xp):
 
 
 @pytest.mark.compat_table("promotion-grid")
-def test_matmul_on_every_pair_of_dtypes(xp):
-    """matmul(A[2,2], B[2,2]) has NumPy's result dtype and values."""
-    for left, right in xp.sample(dtype_pairs()):
+@pytest.mark.parametrize("op", ops.select(group="linalg", arity=2))
+def test_linear_algebra_on_every_pair_of_dtypes(xp, op):
+    """matmul, tensordot, vecdot (A[2,2], B[2,2]) have NumPy's result dtype and values, for every
+    A, B of the category the standard says op takes."""
+    for left, right in xp.sample(dtype_pairs(in_category(ops.get(op).takes))):
         if has_reference(left, right):
-            xp.check("matmul", sample(left, [1, 2, 0, 1], (2, 2)), sample(right, [1, 0, 2, 1], (2, 2)))
+            xp.check(op, sample(left, [1, 2, 0, 1], (2, 2)), sample(right, [1, 0, 2, 1], (2, 2)))
 
 
 SCALARS = {"bool": True, "int": 2, "float": 2.5, "complex": 1 + 2j}  # one moderate value of each Python kind
