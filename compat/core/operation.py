@@ -139,22 +139,25 @@ def i32(*values) -> np.ndarray:
 # (float32, float64): the largest of what NumPy's own accuracy tests allow its SIMD
 # implementations (numpy/_core/tests/data/umath-validation-set-<function>.csv, the ulperror
 # column), glibc's known maximum errors on x86_64 (the GNU C Library manual, "Known Maximum
-# Errors in Math Functions") and NVIDIA's (CUDA C++ Programming Guide, "Mathematical
-# Functions", maximum ULP error over the full range). A backend beyond all three is less
+# Errors in Math Functions") and NVIDIA's (CUDA Programming Guide, "Floating-Point
+# Computation", Tables 48-51: maximum ULP error, default build, no range or condition
+# given for any function here). A backend beyond all three is less
 # accurate than any of the libraries its users compare it with. float16 and bfloat16 results
 # are computed in float32 and rounded once by every backend here: at most NARROW_ULPS.
 # Sources: https://github.com/numpy/numpy/tree/main/numpy/_core/tests/data,
 # https://www.gnu.org/software/libc/manual/html_node/Errors-in-Math-Functions.html (generated from
 # glibc's sysdeps/x86_64/fpu/libm-test-ulps, where a function not listed for a type has 0: glibc 2.41's
-# correctly rounded float functions), https://docs.nvidia.com/cuda/cuda-c-programming-guide/#mathematical-functions-appendix
-# ("-": that library publishes no number for the function).
+# correctly rounded float functions),
+# https://docs.nvidia.com/cuda/cuda-programming-guide/05-appendices/mathematical-functions.html (section
+# 5.5.7; the older CUDA C++ Programming Guide's appendix, #mathematical-functions-appendix, gave wider
+# figures for some, e.g. powf 8) ("-": that library publishes no number for the function).
 PUBLISHED_ULPS = {  # function: (float32, float64), each the maximum of (NumPy, glibc, CUDA)
     "exp": (3, 1),  # NumPy 3 / 1, glibc 1 / 1, CUDA 2 / 1
     "log": (4, 1),  # NumPy 4 / 1, glibc 1 / 1, CUDA 1 / 1
     "sin": (2, 2),  # NumPy 2 / 1, glibc 1 / 1, CUDA 2 / 2
     "cos": (2, 2),  # NumPy 2 / 1, glibc 1 / 1, CUDA 2 / 2
     "tanh": (2, 2),  # NumPy 2 / 2, glibc 2 / 2, CUDA 2 / 1
-    "power": (4, 2),  # NumPy: libm's pow; glibc 1 / 1, CUDA 4 / 2
+    "power": (4, 2),  # NumPy: libm's pow; glibc 1 / 1, CUDA 4 / 2 (unconditional)
     "acos": (3, 2),  # NumPy 3 / 1, glibc 1 / 1, CUDA 2 / 2
     "acosh": (4, 3),  # NumPy 2 / 1, glibc 2 / 2, CUDA 4 / 3
     "asin": (4, 2),  # NumPy 4 / 1, glibc 1 / 1, CUDA 2 / 2
