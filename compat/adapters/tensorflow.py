@@ -171,8 +171,9 @@ class TensorflowAdapter(Adapter):
         return super().is_shape(value)
 
     def isolate(self, op, args, mode="eager"):
-        # XLA's FloorDiv of complex operands aborts the process now and then, and its integer
-        # FloorDiv and FloorMod can trap (SIGFPE) where an operand holds the dtype's minimum
+        # XLA's FloorDiv of complex operands aborts the process now and then (x //= 1j on float32:
+        # tf-xla-complex-floor-divide-computes); its integer FloorDiv and FloorMod with the dtype's
+        # minimum among the operands trapped (SIGFPE) on TensorFlow before 2.21, and stay isolated
         if (
             mode == "xla"
             and (ops.OPS[op].computes or op if op in ops.OPS else op) in ("floor_divide", "remainder")
