@@ -173,7 +173,8 @@ class TensorflowAdapter(Adapter):
     def isolate(self, op, args, mode="eager"):
         # XLA's FloorDiv of complex operands aborts the process now and then (x //= 1j on float32:
         # tf-xla-complex-floor-divide-computes); its integer FloorDiv and FloorMod with the dtype's
-        # minimum among the operands trapped (SIGFPE) on TensorFlow before 2.21, and stay isolated
+        # minimum among the operands were once seen to trap (SIGFPE), not reproduced on 2.21: a
+        # trap would take the worker with it, so they stay isolated
         if (
             mode == "xla"
             and (ops.OPS[op].computes or op if op in ops.OPS else op) in ("floor_divide", "remainder")
