@@ -100,7 +100,7 @@ def test_elementwise_operands_broadcast(xp, op, ranks, data):
     check_two_operands(xp, op, ranks, data)
 
 
-@pytest.mark.parametrize("op", operation_params(EVERY_OTHER, (), share=0.1))
+@pytest.mark.parametrize("op", operation_params(EVERY_OTHER, ()))
 @given(data=st.data())
 def test_every_elementwise_function_broadcasts(xp, op, data):
     """The same for every other elementwise function of two arrays (shifts, logical and bitwise

@@ -93,7 +93,7 @@ def test_elementwise_operations_on_special_values(xp, op, values, data):
     check_special_values(xp, op, values, data)
 
 
-@pytest.mark.parametrize("op", operation_params([f for f in FUNCTIONS if f not in SAMPLE], (), share=0.1))
+@pytest.mark.parametrize("op", operation_params([f for f in FUNCTIONS if f not in SAMPLE], ()))
 @given(data=st.data())
 def test_every_function_on_special_values(xp, op, data):
     """The same for every other elementwise function of real floats (atan2, expm1, isnan, signbit,

@@ -105,7 +105,7 @@ def test_python_scalar_with_every_dtype(xp, op):
 
 # the arithmetic and comparisons at full size, the other operations with a share of the examples
 @pytest.mark.parametrize(
-    "op", operation_params(BINARY, ops.select(group=("arithmetic", "comparison"), arity=2), share=0.1)
+    "op", operation_params(BINARY, ops.select(group=("arithmetic", "comparison"), arity=2))
 )
 @given(data=st.data())
 def test_array_with_python_scalar(xp, op, data):
@@ -177,9 +177,7 @@ def unary_dtypes(op: str) -> list[str]:
 
 @pytest.mark.parametrize(
     "op",
-    operation_params(
-        UNARY, ops.names("sqrt", "exp", "sin", "abs", "negative", "sign", "floor", "round"), share=0.1
-    ),
+    operation_params(UNARY, ops.names("sqrt", "exp", "sin", "abs", "negative", "sign", "floor", "round")),
 )
 @given(data=st.data())
 def test_unary_function_result_dtype(xp, op, data):
