@@ -18,7 +18,7 @@ pytestmark = pytest.mark.xdist_group("device-examples")  # one worker: the modul
 SPEC = [
     "compat/specs/promotion.py",
     "-k",
-    "(unary_function_result_dtype and sqrt) or matmul_on_every_pair",
+    "(unary_function_result_dtype and sqrt) or (linear_algebra_on_every_pair and matmul)",
     "-p",
     "no:randomly",
     "--backends",
