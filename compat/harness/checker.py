@@ -72,9 +72,11 @@ class Checker:
         share: float = 1.0,
         fault: str | None = None,
         casualty: Casualty | None = None,
+        table_share: float = 1.0,
     ):
         self.backend, self.spec, self.session, self.device, self.mode = backend, spec, session, device, mode
         self.share, self.casualty = share, casualty  # share: of exhaustive tables (see sample)
+        self.table_share = table_share  # of a param checked beside the spec's own (compat_examples)
         self.runner = Runner(session, fault, casualty)
         self.numpy = NumPy(session.reference, self.runner)
         self.finite_differences = ByFiniteDifferences()
@@ -90,13 +92,13 @@ class Checker:
         self.ledger = Ledger(backend, self.backend_info, session.registry, family, device, mode)
         self.survey = Surveys(self)
 
-    def sample(self, table) -> list:
+    def sample(self, table, least: int = 5) -> list:
         """The rows of an exhaustive table this param checks: all of them, or
-        with a share below 1 (device and mode params) every k-th row, k = 1/share
-        (but at least 5 rows), from an offset the seed picks, so that other seeds
-        check the other rows."""
+        with a share below 1 (device and mode params, and a param checked beside the spec's
+        own: its compat_examples mark) every k-th row, k = 1/share (but at least ``least``
+        rows), from an offset the seed picks, so that other seeds check the other rows."""
         rows = list(table)
-        step = max(1, min(round(1 / self.share), len(rows) // 5))
+        step = max(1, min(round(1 / (self.share * self.table_share)), len(rows) // least))
         return rows[self.session.seed % step :: step]
 
     def requires(self, op: str) -> None:

@@ -136,7 +136,7 @@ def pytest_addoption(parser):
         type=fraction,
         default=None,
         metavar="FRACTION",
-        help="share of each Hypothesis spec's max_examples (at least 5 per spec, over its params) and of "
+        help="share of each Hypothesis spec's max_examples (at least 3 per spec, over its params) and of "
         "each exhaustive table (at least 5 rows) that the device params check (default 0.2, or the "
         "share a plug-in declares: 0.05 for JAX's virtual cpu:1, whose kernels are cpu:0's; the "
         "default-device row explores values, the device row checks kernels; 1 with --only-devices)",
@@ -165,7 +165,7 @@ def pytest_addoption(parser):
         type=fraction,
         default=None,
         metavar="FRACTION",
-        help=f"share of each spec's examples (at least 5 per spec, over its params) and exhaustive tables "
+        help=f"share of each spec's examples (at least 3 per spec, over its params) and exhaustive tables "
         f"(at least 5 rows) that the mode params check (default {MODE_EXAMPLES}; 1 with "
         f"--hypothesis-profile thorough)",
     )
@@ -298,7 +298,8 @@ def pytest_configure(config):
     )
     config.addinivalue_line(
         "markers",
-        "compat_examples(share): this param runs that share of its spec's examples (not under thorough)",
+        "compat_examples(share): this param runs that share of its spec's examples, or of its exhaustive table "
+        "(not under thorough)",
     )
     config.addinivalue_line(
         "markers",

@@ -85,6 +85,7 @@ def xp(request) -> Iterator[Checker]:
         share=share_of(adapter, device, mode, compat.device_share, compat.mode_share),
         fault=fault,
         casualty=casualties.find(compat.run_directory, request.node.nodeid),
+        table_share=table_share_of(request.node),
     )
     if fault is None:
         yield checker
@@ -214,7 +215,9 @@ def spec_row(item) -> tuple | None:
     return (item.module.__name__, item.originalname, param) if param is not None else None
 
 
-LEAST_EXAMPLES = 5  # a spec's examples over its params on a row that runs a share of them
+LEAST_EXAMPLES = (
+    3  # a spec's examples over its params on a row that runs a share of them (one a param at most)
+)
 
 
 def least_examples(item) -> int:
@@ -237,6 +240,15 @@ def examples_share(test, share: float, params: int = 1, least: int = LEAST_EXAMP
     fewer = max(least, round(current.max_examples * share))
     with patches.applied("hypothesis-settings-per-call", test, settings(current, max_examples=fewer)):
         yield
+
+
+def table_share_of(item) -> float:
+    """The share of an exhaustive table a param marked ``compat_examples(share)`` checks (all
+    of it under a full-size profile); 1 for every other param."""
+    mark = item.get_closest_marker("compat_examples")
+    if mark is None or profile_name(item.config) in FULL_SIZE_PROFILES:
+        return 1.0
+    return mark.args[0]
 
 
 @contextlib.contextmanager
