@@ -256,13 +256,13 @@ def examples_of_param(item):
     """A param marked ``compat_examples(share)`` (an operation a spec checks beside those it
     checks at full size: compat.core.strategies.operation_params) runs ``share`` of the spec's
     examples (at least 1); under a full-size profile (thorough) all of them."""
-    mark = item.get_closest_marker("compat_examples")
+    share = table_share_of(item)  # the mark's share, 1 without one or under thorough
     test = item.obj
     current = getattr(test, "_hypothesis_internal_use_settings", None)
-    if mark is None or current is None or profile_name(item.config) in FULL_SIZE_PROFILES:
+    if share >= 1 or current is None:
         yield
         return
-    fewer = max(1, round(current.max_examples * mark.args[0]))
+    fewer = max(1, round(current.max_examples * share))
     with patches.applied("hypothesis-settings-per-call", test, settings(current, max_examples=fewer)):
         yield
 
