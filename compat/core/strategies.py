@@ -92,15 +92,15 @@ def python_scalars(kind: type, array_dtype: str) -> st.SearchStrategy:
 def input_classes(name: str, classes, share: float = 1.0):
     """Decorator of a Hypothesis spec: run it once per input class (a pytest parameter
     ``name`` whose ids are the classes), each run with 1/len(classes) of ``share`` of the
-    profile's max_examples (at least 5), so that every run covers every class for about the
-    examples one run of the spec took before. The spec draws its input inside the class.
+    profile's max_examples (at least 3: a share row's least), so that every run covers every
+    class for about the examples one run of the spec took before. The spec draws its input inside the class.
     ``share`` below 1: for a spec whose every example meets what it checks, or whose calls
     are costly to compile (the thorough profile's examples still grow it)."""
     import pytest
     from hypothesis import settings
 
     classes = list(classes)
-    share = max(5, round(settings().max_examples * share) // len(classes))
+    share = max(3, round(settings().max_examples * share) // len(classes))
 
     def decorate(test):
         test = pytest.mark.parametrize(name, classes)(settings(max_examples=share)(test))
