@@ -44,6 +44,7 @@ RUNS = {
             "operators",
             "manipulation",
             "creation",
+            "special_cases",
         ),
         ["--modes", "default", "--mode-examples", "1"],
     ),

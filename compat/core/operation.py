@@ -109,11 +109,20 @@ class Op:
     #                               n_rows): a compiled call keeps them constant, as users write them
     specified_values: bool = True  # the standard fixes the result's values (empty's it does not: judged
     #                                by dtype, shape and device only)
+    # the sign of a zero result is open: the standard leaves the order of -0 and +0 to the library
+    # (maximum, minimum, max, min, clip) or keeps either zero as the distinct value (unique_*)
+    zero_sign_free: bool = False
 
     @property
     def accumulates(self) -> bool:
         """A sum (or product) of terms: its rounding depends on their order."""
         return self.terms is not None
+
+    @property
+    def zero_sign_fixed(self) -> bool:
+        """-0.0 and +0.0 differ in a real float result: IEEE 754, the standard's special cases
+        and copies fix the sign of every zero, except where an accumulation's order decides it."""
+        return not (self.accumulates or self.zero_sign_free)
 
     @property
     def standard_name(self) -> str:

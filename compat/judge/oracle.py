@@ -25,9 +25,14 @@ Rules, in order:
   smallest subnormal's at and near zero), so tiny results are judged as
   strictly as large ones; complex results by their modulus (normwise, the
   accepted standard). Where either side is not finite, each component must
-  match, NaN matching NaN and infinities matching by sign -> ``value``. -0.0
-  equals 0.0 here, as in IEEE comparison: the sign of a zero result depends
-  on summation order and is no promise of NumPy's API. ``Exactness.BITS`` (for
+  match, NaN matching NaN and infinities matching by sign -> ``value``. A real
+  zero's sign must match too (``-0 -> +0``, "sign of zero") wherever it is fixed
+  (``Op.zero_sign_fixed``: IEEE 754's rules, the standard's special cases, copies,
+  rounding, negative, abs, copysign); where an accumulation's order decides it, or the
+  standard leaves it open (maximum and minimum of -0 and +0, unique's representative),
+  -0.0 equals 0.0 as in IEEE comparison. A complex result's zeros are judged by
+  modulus like its other values (complex arithmetic's zero signs depend on the
+  algorithm; the standard's complex special cases fix some). ``Exactness.BITS`` (for
   copies, which must be bit-exact) compares bit patterns instead;
   ``Exactness.COMPUTED`` (a device against its reference device, a mode against eager) too, except
   that any NaN matches any NaN: IEEE 754 leaves the payload of a computed NaN open.
@@ -60,6 +65,7 @@ class Bound:
     terms: np.ndarray | float = 0.0
     rule: str = ""
     published: tuple[tuple[str, float], ...] = ()  # (dtype, ULPs) where a function's accuracy is published
+    signed_zeros: bool = False  # -0.0 and +0.0 differ in a real result (Op.zero_sign_fixed)
 
     def ulps_for(self, dtype: str) -> float:
         return dict(self.published).get(dtype, self.ulps)
@@ -74,6 +80,11 @@ PROGRAM = Bound(ACCURACY_ULPS, ACCURACY_ULPS, f"{ACCURACY_ULPS} ULP + {ACCURACY_
 
 def bound(op: str, args: tuple = (), kwargs: dict | None = None) -> Bound:
     """How closely ``op(*args, **kwargs)`` must match the reference (see the module's rules)."""
+    allowed = rounding_bound(op, args, kwargs)
+    return replace(allowed, signed_zeros=True) if ops.get(op).zero_sign_fixed else allowed
+
+
+def rounding_bound(op: str, args: tuple, kwargs: dict | None) -> Bound:
     declared = ops.get(op)
     if declared.correctly_rounded:
         return EXACT
@@ -243,6 +254,8 @@ def judged(
                 np.isfinite(np.imag(e)) & (np.imag(e) == np.imag(a))
             )
         bad = np.asarray(np.where(finite, error > limit, ~special), dtype=bool) & only
+        if allowed.signed_zeros and tolerance is None and "c" not in kinds:
+            bad |= zero_signs_differ(e, a) & only
         error = np.where(only, error, 0.0)
         ulp_distance = np.where(finite & only, error / unit, 0.0)
     stated = f"{allowed.rule}, {allowed.ulps_for(coarse):g} ULP" if allowed.published else allowed.rule
@@ -293,6 +306,11 @@ def compare_bits(expected: np.ndarray, actual: np.ndarray, nan_payloads: bool = 
     return value_mismatch(expected, actual, bad, "bit-exact") if bad.any() else None
 
 
+def zero_signs_differ(expected: np.ndarray, actual: np.ndarray) -> np.ndarray:
+    """Where both are zeros of opposite signs."""
+    return (expected == 0) & (actual == 0) & (np.signbit(expected) != np.signbit(actual))
+
+
 def same_special(pe: np.ndarray, pa: np.ndarray) -> np.ndarray:
     """NaN matches NaN; infinities match infinities of the same sign."""
     return (np.isnan(pe) & np.isnan(pa)) | (np.isinf(pe) & np.isinf(pa) & (np.sign(pe) == np.sign(pa)))
@@ -330,6 +348,8 @@ def value_mismatch(expected: np.ndarray, actual: np.ndarray, bad: np.ndarray, ho
     index = tuple(int(i) for i in np.argwhere(bad)[0])
     want, got = expected[index], actual[index]
     where = f"index {index}" if index else "the 0-d result"
+    if {value_class(want), value_class(got)} == {"+0", "-0"}:
+        how = f"sign of zero; {how}"
     detail = (
         f"{int(bad.sum())} of {bad.size} values differ ({how}); "
         f"first at {where}: expected {repr_scalar(want)}, got {repr_scalar(got)}"

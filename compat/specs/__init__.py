@@ -20,6 +20,7 @@ FAMILIES = (
     "operators",
     "manipulation",
     "creation",
+    "special_cases",
 )
 
 # pytest's rootdir where compat runs its specs (survey, selftest, detect, bench): the folder

@@ -57,6 +57,13 @@ from compat.adapters.broken.promotion import (
 )
 from compat.adapters.broken.sets import UniqueKeepsSignedZerosApart
 from compat.adapters.broken.sorting import ArgmaxLastOfTies, SortPutsNanFirst
+from compat.adapters.broken.special_cases import (
+    Atan2OfZeroAndNegativeZero,
+    CopysignIgnoresNegativeZero,
+    NegativeIsZeroMinusX,
+    RemainderByInfinityIsNan,
+    RoundOfSmallNegativeIsPositiveZero,
+)
 from compat.adapters.broken.statistics import CumsumInitialDropsLast
 
 FAULTS = (
@@ -93,6 +100,11 @@ FAULTS = (
     IndexAcceptsFloat,
     ConcatenateKeepsTheFirstDtype,
     ArangeOneShortAtAFloatStep,
+    NegativeIsZeroMinusX,
+    CopysignIgnoresNegativeZero,
+    RoundOfSmallNegativeIsPositiveZero,
+    RemainderByInfinityIsNan,
+    Atan2OfZeroAndNegativeZero,
 )  # every fault, by family: what python -m compat detect runs
 
 __all__ = ["FAULTS", "ResultFault", "with_values", *(fault.__name__ for fault in FAULTS)]

@@ -22,7 +22,7 @@ from compat.core.operation import (
 )
 
 
-def _arithmetic(name, about, smooth=None, exact=False, standard="", takes="numeric"):
+def _arithmetic(name, about, smooth=None, exact=False, standard="", takes="numeric", **facts):
     return Op(
         name,
         "(x1, x2)",
@@ -35,10 +35,11 @@ def _arithmetic(name, about, smooth=None, exact=False, standard="", takes="numer
         example=(X, Y),
         standard=standard,
         takes=takes,
+        **facts,
     )
 
 
-def _math(name, about, smooth=None, exact=False, takes="floating-point", example=None):
+def _math(name, about, smooth=None, exact=False, takes="floating-point", example=None, **facts):
     return Op(
         name,
         "(x)",
@@ -50,6 +51,7 @@ def _math(name, about, smooth=None, exact=False, takes="floating-point", example
         ulps=PUBLISHED_ULPS.get(name),
         example=example or (f32(0.5, 1.5, 2.25, 3.0),),
         takes=takes,
+        **facts,
     )
 
 
@@ -131,6 +133,7 @@ TABLE: tuple[Op, ...] = (
         lambda a, b: np.all(np.abs(a - b) > SMOOTH_MARGIN),
         True,
         takes="real-valued",
+        zero_sign_free=True,
     ),
     _arithmetic(
         "minimum",
@@ -138,6 +141,7 @@ TABLE: tuple[Op, ...] = (
         lambda a, b: np.all(np.abs(a - b) > SMOOTH_MARGIN),
         True,
         takes="real-valued",
+        zero_sign_free=True,
     ),
     _arithmetic("power", "x1 ** x2", lambda a, b: np.all(a > 0.2) and np.all(np.abs(b) < 3), standard="pow"),
     *(
@@ -171,7 +175,8 @@ TABLE: tuple[Op, ...] = (
     _math("log", "natural logarithm", lambda a: np.all(a > 0.1)),
     _math("sqrt", "square root", lambda a: np.all(a > 0.1), exact=True),
     _math("abs", "|x|", lambda a: np.all(np.abs(a) > SMOOTH_MARGIN), exact=True, takes="numeric"),
-    _math("sign", "-1, 0 or 1 (NaN for NaN)", exact=True, takes="numeric"),
+    # the standard: "If x_i is either -0 or +0, the result is 0" (of either sign)
+    _math("sign", "-1, 0 or 1 (NaN for NaN)", exact=True, takes="numeric", zero_sign_free=True),
     _math("floor", "largest integer <= x", exact=True, takes="real-valued"),
     _math("round", "nearest integer, halves to even", exact=True, takes="numeric"),
     # the rest of the standard's functions of one float (after those above: the programs shrink to them)
@@ -283,5 +288,6 @@ TABLE: tuple[Op, ...] = (
         correctly_rounded=True,
         example=(X, f32(-1.0), f32(2.0)),
         takes="real-valued",
+        zero_sign_free=True,  # max(min(x, hi), lo) of -0 and +0: the standard leaves it open
     ),
 )

@@ -16,6 +16,7 @@ TABLE: tuple[Op, ...] = (
         elementwise=True,
         correctly_rounded=True,
         example=(f32(-1.0, -0.0, 0.0, 2.0),),
+        zero_sign_free=True,  # max(-0.0, 0): the order of -0 and +0 is open (a device against its CPU: bit for bit)
     ),
     Op(
         "copy_to",

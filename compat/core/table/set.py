@@ -56,6 +56,7 @@ def _unique(name, about, canonical):
         correctly_rounded=True,
         data_dependent=True,
         unique=False,  # the order of the values is open
+        zero_sign_free=True,  # which of -0 and +0 stands for both (the standard: either)
         canonical=canonical,
         example=(REPEATS,),
     )

@@ -103,8 +103,15 @@ TABLE: tuple[Op, ...] = (
     _reduction("sum", "sum of elements", terms=summed, smooth=everywhere, takes="numeric"),
     _reduction("prod", "product of elements", terms=multiplied, takes="numeric"),
     _reduction("mean", "arithmetic mean", terms=averaged, smooth=everywhere, takes="floating-point"),
-    _reduction("max", "largest element", correctly_rounded=True, smooth=no_ties, takes="real-valued"),
-    _reduction("min", "smallest element", correctly_rounded=True, takes="real-valued"),
+    _reduction(
+        "max",
+        "largest element",
+        correctly_rounded=True,
+        smooth=no_ties,
+        takes="real-valued",
+        zero_sign_free=True,
+    ),
+    _reduction("min", "smallest element", correctly_rounded=True, takes="real-valued", zero_sign_free=True),
     # NumPy's cumsum (axis None: the flattened x) with the standard's include_initial
     _cumulative("cumsum", "running sum (include_initial: 0 first)", running_sum, "cumulative_sum"),
     _cumulative("cumprod", "running product (include_initial: 1 first)", running_product, "cumulative_prod"),
