@@ -4,6 +4,7 @@ clause meet its condition, judged here by an evaluation of the vocabulary of its
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
@@ -18,7 +19,8 @@ from compat.core.special_cases import CASES, Case, inputs
 from tests.helpers import REPO
 
 STUB = "src/array_api_stubs/_2025_12/elementwise_functions.py"
-MIRROR = Path("/work/.mirror/data-apis+array-api/repo")
+# a clone of data-apis/array-api (a bare one will do): the data is checked against the standard's text
+MIRROR = Path(os.environ.get("ARRAY_API_REPO", "") or "/nonexistent")
 CLAUSES = 470  # grep -c "^    - If" of the stub
 
 # clauses the vocabulary does not express, each with its reason
@@ -41,7 +43,7 @@ def test_every_clause_of_the_standard_is_a_case():
     assert len(CASES) == CLAUSES
     text = _stub()
     if text is None:
-        pytest.skip("the standard's mirror is not on this machine")
+        pytest.skip("ARRAY_API_REPO (a clone of data-apis/array-api) is not set")
     clauses = [line.strip()[2:] for line in text.splitlines() if line.startswith("    - If ")]
     assert len(clauses) == CLAUSES
     for clause, case in zip(clauses, CASES, strict=True):
@@ -51,7 +53,7 @@ def test_every_clause_of_the_standard_is_a_case():
 def test_the_data_is_what_the_tool_writes(tmp_path):
     text = _stub()
     if text is None:
-        pytest.skip("the standard's mirror is not on this machine")
+        pytest.skip("ARRAY_API_REPO (a clone of data-apis/array-api) is not set")
     (tmp_path / "stub.py").write_text(text)
     out = tmp_path / "cases.toml"
     subprocess.run(

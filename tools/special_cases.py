@@ -4,6 +4,8 @@ Usage: python tools/special_cases.py STUB [OUT]
   STUB: src/array_api_stubs/_2025_12/elementwise_functions.py of data-apis/array-api
         (git show HEAD:<that path> > /tmp/stub.py)
   OUT:  compat/core/special-cases.toml (default)
+tests/test_special_cases.py checks the committed data against the standard's text where
+ARRAY_API_REPO names a clone of data-apis/array-api.
 
 Standard library only. Every ``- If`` clause of a docstring becomes one ``[[case]]``;
 the vocabulary of ``when`` and ``result`` is documented in compat/core/special_cases.py.
