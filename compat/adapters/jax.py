@@ -22,7 +22,7 @@ import numpy as np
 
 from compat.adapters import patches
 from compat.adapters.base import Adapter
-from compat.core import cache
+from compat.core import cache, ops
 from compat.devices.plugins import JaxCpuDevices
 
 FUNCTIONS = (
@@ -53,6 +53,8 @@ class JaxAdapter(Adapter):
         "cumprod": "ops.cumprod",
         # -- manipulation, creation and linear algebra (issue 31) --
         "from_dlpack": "ops.from_dlpack",
+        # -- the fft extension (issue 33) --
+        **{op: f"jnp.fft.{op}" for op in ops.select(group="fft")},
     }
     CONFIGS = {"x64": {"x64": True}, "x32": {"x64": False}}
     DEFAULT_CONFIGS = ("x64", "x32")

@@ -51,6 +51,8 @@ class NumpyAdapter(Adapter):
         # a complex result, compat.adapters.numpy_ops)
         "__matmul__": "ops.matmul_operator",
         **{f"__i{name}__": f"ops.i{name}" for name in ("add", "sub", "mul", "truediv", "pow", "matmul")},
+        # -- the fft extension (issue 33) --
+        **{op: f"np.fft.{op}" for op in ops.select(group="fft")},
     }
 
     def preparation(self, op, args, kwargs):

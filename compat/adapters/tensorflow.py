@@ -91,6 +91,17 @@ class TensorflowAdapter(Adapter):
                 "nancumprod",
             )
         },
+        # -- the fft extension (issue 33): tnp has no fft module; tf.signal's transforms take the
+        # innermost axis only, complex64/complex128 only, and no norm= --
+        **{
+            op: unsupported(
+                "tf.experimental.numpy has no fft; tf.signal transforms the innermost axis only, without norm="
+            )
+            for op in ops.select(group="fft")
+            if op not in ("fftshift", "ifftshift")
+        },
+        "fftshift": "tf.signal.fftshift",
+        "ifftshift": "tf.signal.ifftshift",
     }
     CONFIGS = {"": LEGACY, "prefer_float32": {**LEGACY, "prefer_float32": True}}
     DEFAULT_CONFIGS = ("",)

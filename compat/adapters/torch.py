@@ -9,7 +9,7 @@ import numpy as np
 
 from compat.adapters import patches
 from compat.adapters.base import Adapter, unsupported
-from compat.core import dtypes
+from compat.core import dtypes, ops
 from compat.devices.plugins import TorchApu
 
 DLPACK_TRACED = "DLPack hands over a concrete buffer: a traced (or lazy) tensor has none"
@@ -148,6 +148,8 @@ class TorchAdapter(Adapter):
                 ("nancumprod", "torch.cumprod propagates NaN"),
             )
         },
+        # -- the fft extension (issue 33): torch.fft's dim for axis and axes --
+        **{op: f"ops.{op}" for op in ops.select(group="fft")},
     }
     plugin = TorchApu()  # compat's reference PrivateUse1 device, "apu" (compat/devices/torch_apu.cpp)
     MODES = {

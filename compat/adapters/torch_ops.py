@@ -280,3 +280,62 @@ def nansum(x, axis=None, keepdims=False):
 
 def nanmean(x, axis=None, keepdims=False):
     return torch.nanmean(x, dim=axis, keepdim=keepdims)
+
+
+# -- the fft extension (issue 33): torch.fft names the axis dim, the axes dim too --
+
+
+def fft(x, n=None, axis=-1, norm="backward"):
+    return torch.fft.fft(x, n=n, dim=axis, norm=norm)
+
+
+def ifft(x, n=None, axis=-1, norm="backward"):
+    return torch.fft.ifft(x, n=n, dim=axis, norm=norm)
+
+
+def rfft(x, n=None, axis=-1, norm="backward"):
+    return torch.fft.rfft(x, n=n, dim=axis, norm=norm)
+
+
+def irfft(x, n=None, axis=-1, norm="backward"):
+    return torch.fft.irfft(x, n=n, dim=axis, norm=norm)
+
+
+def hfft(x, n=None, axis=-1, norm="backward"):
+    return torch.fft.hfft(x, n=n, dim=axis, norm=norm)
+
+
+def ihfft(x, n=None, axis=-1, norm="backward"):
+    return torch.fft.ihfft(x, n=n, dim=axis, norm=norm)
+
+
+def fftn(x, s=None, axes=None, norm="backward"):
+    return torch.fft.fftn(x, s=s, dim=axes, norm=norm)
+
+
+def ifftn(x, s=None, axes=None, norm="backward"):
+    return torch.fft.ifftn(x, s=s, dim=axes, norm=norm)
+
+
+def rfftn(x, s=None, axes=None, norm="backward"):
+    return torch.fft.rfftn(x, s=s, dim=axes, norm=norm)
+
+
+def irfftn(x, s=None, axes=None, norm="backward"):
+    return torch.fft.irfftn(x, s=s, dim=axes, norm=norm)
+
+
+def fftfreq(n, d=1.0):
+    return torch.fft.fftfreq(n, d)
+
+
+def rfftfreq(n, d=1.0):
+    return torch.fft.rfftfreq(n, d)
+
+
+def fftshift(x, axes=None):
+    return torch.fft.fftshift(x, dim=axes)
+
+
+def ifftshift(x, axes=None):
+    return torch.fft.ifftshift(x, dim=axes)

@@ -21,6 +21,7 @@ FAMILIES = (
     "manipulation",
     "creation",
     "special_cases",
+    "fft",
 )
 
 # pytest's rootdir where compat runs its specs (survey, selftest, detect, bench): the folder

@@ -22,6 +22,7 @@ from compat.adapters.broken.broadcasting import (
     WhereConditionAlignedLeft,
 )
 from compat.adapters.broken.creation import ArangeOneShortAtAFloatStep
+from compat.adapters.broken.fft import OrthoFftUnscaled
 from compat.adapters.broken.gradients import (
     Float64GradientsForFloat32,
     GradientNotReducedOverBroadcast,
@@ -97,6 +98,7 @@ FAULTS = (
     UniqueKeepsSignedZerosApart,
     CumsumInitialDropsLast,
     NanmeanCountsTheNans,
+    OrthoFftUnscaled,
     InPlaceRemainderKeepsDividendSign,
     IndexAcceptsFloat,
     ConcatenateKeepsTheFirstDtype,
