@@ -23,6 +23,7 @@ from compat.adapters import broken
 from compat.adapters.broken import FAULTS
 from compat.core import dtypes, ops
 from compat.results import records, registry
+from compat.specs import FAMILIES
 from tests.helpers import REPO, Jobs, json_of, output, run, run_pytest, side_by_side
 
 pytestmark = [pytest.mark.xdist_group("meta-faults"), pytest.mark.slow]  # one worker: its runs start once
@@ -30,28 +31,20 @@ pytestmark = [pytest.mark.xdist_group("meta-faults"), pytest.mark.slow]  # one w
 # child run -> the families of its faults, and what else it needs. All run under the detection
 # benchmark's profile (python -m compat detect): unshrunk, a fault shows once per spec param and
 # signature (shrinking, e.g. a random program against finite differences, was most of a run)
-RUNS = {
-    # the NumPy-based faults; default modes, all examples: a rule broken only when traced
-    "numpy": (
-        (
-            "promotion",
-            "broadcasting",
-            "indexing",
-            "numerics",
-            "sorting",
-            "sets",
-            "statistics",
-            "operators",
-            "manipulation",
-            "creation",
-            "special_cases",
-        ),
-        ["--modes", "default", "--mode-examples", "1"],
-    ),
+OWN_RUNS = {
     # torch's own autodiff, on every device: the default one suffices
     "gradients": (("gradients",), ["--device", "none", "-p", "no:xdist"]),
     # torch on compat's reference apu device only
     "placement": (("placement",), ["--only-devices"]),
+}
+RUNS = {
+    # the NumPy-based faults: every other family that has one (a new family's faults join it by themselves);
+    # default modes, all examples: a rule broken only when traced
+    "numpy": (
+        tuple(f for f in FAMILIES if f not in OWN_RUNS and any(fault.family == f for fault in FAULTS)),
+        ["--modes", "default", "--mode-examples", "1"],
+    ),
+    **OWN_RUNS,
 }
 SEEDS = (1, 2)  # of NumPy against itself
 

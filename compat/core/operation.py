@@ -110,7 +110,8 @@ class Op:
     specified_values: bool = True  # the standard fixes the result's values (empty's it does not: judged
     #                                by dtype, shape and device only)
     # the sign of a zero result is open: the standard leaves the order of -0 and +0 to the library
-    # (maximum, minimum, max, min, clip) or keeps either zero as the distinct value (unique_*)
+    # (maximum, minimum, max, min, clip, compat's relu), says "the result is 0" (sign), or keeps
+    # either zero as the distinct value (unique_*)
     zero_sign_free: bool = False
 
     @property
