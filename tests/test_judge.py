@@ -4,7 +4,7 @@ case within a judgement."""
 import numpy as np
 
 from compat.adapters import load_adapter
-from compat.core.case import Case
+from compat.core.case import Case, index_tag
 from compat.judge import Role, judge
 from compat.judge.accurate import accurate
 from compat.judge.steps import STEPS
@@ -46,3 +46,11 @@ def test_numpy_is_not_asked_twice_for_one_case():
         ("value", "subnormal", "flushed"),
     }
     assert reference.asked == 2  # the case, and the case in float64
+
+
+def test_a_zero_d_boolean_index_is_told_from_a_mask():
+    """A 0-d boolean array adds an axis where a mask selects: a divergence's inputs say which, so
+    that a registry entry for one does not hide the other."""
+    assert index_tag((Ellipsis, np.array(False))) == "idx(...,0d-b-array)"
+    assert index_tag(np.array([True, False])) == "idx(b-array)"
+    assert index_tag((np.array(0), slice(None))) == "idx(0d-i-array,slice)"

@@ -77,6 +77,20 @@ class TensorflowAdapter(Adapter):
         "matrix_transpose": "tf.linalg.matrix_transpose",
         "from_dlpack": "ops.from_dlpack",
         "vecdot": "ops.vecdot",
+        # -- NaN-ignoring reductions (issue 32): tnp has nansum, nanprod and nanmean --
+        **{
+            op: unsupported(f"tf.experimental.numpy has no {op}")
+            for op in (
+                "nanmax",
+                "nanmin",
+                "nanargmax",
+                "nanargmin",
+                "nanvar",
+                "nanstd",
+                "nancumsum",
+                "nancumprod",
+            )
+        },
     }
     CONFIGS = {"": LEGACY, "prefer_float32": {**LEGACY, "prefer_float32": True}}
     DEFAULT_CONFIGS = ("",)

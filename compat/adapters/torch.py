@@ -131,6 +131,23 @@ class TorchAdapter(Adapter):
                 "vecdot",
             )
         },
+        # -- NaN-ignoring reductions (issue 32) --
+        "nansum": "ops.nansum",
+        "nanmean": "ops.nanmean",
+        **{
+            op: unsupported(f"torch has no {op}: {instead}")
+            for op, instead in (
+                ("nanprod", "torch.prod propagates NaN"),
+                ("nanmax", "torch.amax propagates NaN (torch.fmax is elementwise)"),
+                ("nanmin", "torch.amin propagates NaN (torch.fmin is elementwise)"),
+                ("nanargmax", "torch.argmax propagates NaN"),
+                ("nanargmin", "torch.argmin propagates NaN"),
+                ("nanvar", "torch.var propagates NaN"),
+                ("nanstd", "torch.std propagates NaN"),
+                ("nancumsum", "torch.cumsum propagates NaN"),
+                ("nancumprod", "torch.cumprod propagates NaN"),
+            )
+        },
     }
     plugin = TorchApu()  # compat's reference PrivateUse1 device, "apu" (compat/devices/torch_apu.cpp)
     MODES = {

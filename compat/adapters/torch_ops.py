@@ -269,3 +269,14 @@ def tensordot(x1, x2, axes=2):
 
 def vecdot(x1, x2, axis=-1):
     return torch.linalg.vecdot(x1, x2, dim=axis)
+
+
+# -- NaN-ignoring reductions (issue 32): torch's dim and keepdim --
+
+
+def nansum(x, axis=None, keepdims=False):
+    return torch.nansum(x, dim=axis, keepdim=keepdims)
+
+
+def nanmean(x, axis=None, keepdims=False):
+    return torch.nanmean(x, dim=axis, keepdim=keepdims)

@@ -93,7 +93,8 @@ def index_tag(index) -> str:
         if isinstance(item, slice):
             return "slice"
         if isinstance(item, np.ndarray):
-            return f"{'backend-' if isinstance(item, BackendArray) else ''}{item.dtype.kind}-array"
+            rank = "0d-" if item.ndim == 0 else ""  # a 0-d boolean array adds an axis; a mask selects
+            return f"{'backend-' if isinstance(item, BackendArray) else ''}{rank}{item.dtype.kind}-array"
         if isinstance(item, (list, tuple)):
             flat = np.asarray(item).reshape(-1)
             return f"{'empty' if not flat.size else 'b' if flat.dtype == np.bool_ else 'i'}-{type(item).__name__}"

@@ -28,6 +28,7 @@ from compat.core.table import (
     indexing,
     linear_algebra,
     manipulation,
+    nan_ignoring,
     operators,
     own,
     searching,
@@ -57,6 +58,7 @@ __all__ = [  # what the rest of compat asks of the table (Op and the accuracy ta
 TABLE: tuple[Op, ...] = (
     *elementwise.TABLE,
     *statistical.TABLE,
+    *nan_ignoring.TABLE,
     *searching.TABLE,
     *sorting.TABLE,
     *set.TABLE,

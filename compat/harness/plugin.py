@@ -30,6 +30,7 @@ from compat.harness import casualties, inflight, supervision
 from compat.harness.checker import Session, backend_info
 from compat.harness.isolation import Isolation
 from compat.harness.selection import (
+    beside_once,
     fraction,
     gradient_reference,
     of_missing_backend,
@@ -227,6 +228,7 @@ class CompatSession:
             self.adapters, config.getoption("modes"), absent
         )  # --only-devices: on devices
         self.mode_share = config.getoption("mode_examples") or (1.0 if thorough else MODE_EXAMPLES)
+        self.full_size = thorough  # every param at its full size: compat.core.strategies.FULL_SIZE_PROFILES
         self.reference_devices = dict(
             parse_device(item, self.adapters)
             for item in config.getoption("reference_device")
@@ -438,9 +440,16 @@ def taken_by_pytest(path: Path, python_files: list[str]) -> bool:
 
 
 @pytest.hookimpl(tryfirst=True)
-def pytest_collection_modifyitems(items):
+def pytest_collection_modifyitems(config, items):
     """The registry's examples first (compat/specs/known.py): a run reproduces what is
-    known before it explores."""
+    known before it explores. On a share row, an operation several specs check beside their
+    own runs in one of them (``beside_once``)."""
+    compat = config.stash.get(_SESSION, None)
+    if compat is not None and compat.adapters:
+        kept, dropped = beside_once(items, compat)
+        if dropped:
+            config.hook.pytest_deselected(items=dropped)
+            items[:] = kept
     items.sort(
         key=lambda item: getattr(getattr(item, "module", None), "__name__", "") != "compat.specs.known"
     )

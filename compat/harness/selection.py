@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import zlib
+from collections import defaultdict
+
 from compat import adapters
 from compat.adapters import AdapterError, BackendMissing
 
@@ -143,3 +146,37 @@ def fraction(text: str) -> float:
     if not 0 < value <= 1:
         raise ValueError(text)
     return value
+
+
+def beside_once(items: list, compat) -> tuple[list, list]:
+    """On a row that checks a share of the examples (a device, an execution mode), an operation
+    that several specs check beside their own (a param marked ``compat_examples``) runs in one
+    of them, the seed's: the row still checks every operation, and over the seeds each spec's
+    rule for it; most of such a param's cost there is compiling, whatever its examples. Rows
+    with a plug-in fault, and the full-size profiles, keep them all. Returns (kept, dropped)."""
+    if compat.full_size:
+        return items, []
+    groups: defaultdict[tuple[str, str], list] = defaultdict(list)
+    for item in items:
+        params = getattr(getattr(item, "callspec", None), "params", {})
+        row, op = params.get("xp"), params.get("op")
+        if (
+            row is None
+            or not isinstance(op, str)
+            or row.fault
+            or item.get_closest_marker("compat_examples") is None
+        ):
+            continue
+        adapter = next((a for a in compat.adapters if a.id == row.backend_id), None)
+        if (
+            adapter is None
+            or share_of(adapter, row.device, row.mode, compat.device_share, compat.mode_share) >= 1
+        ):
+            continue
+        groups[(str(row), op)].append(item)
+    dropped = []
+    for (row, op), group in groups.items():
+        keep = zlib.crc32(f"{compat.seed}:{row}:{op}".encode()) % len(group)
+        dropped += [item for i, item in enumerate(sorted(group, key=lambda i: i.nodeid)) if i != keep]
+    gone = {id(item) for item in dropped}
+    return [item for item in items if id(item) not in gone], dropped

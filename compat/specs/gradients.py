@@ -177,14 +177,41 @@ NON_DIFFERENTIABLE = {
 }
 
 
+# where NumPy raises IndexError, JAX clamps a read to the last (first) element and drops an
+# out-of-bounds update: its gradient flows to the clamped element, and none to the dropped values
+OUT_OF_BOUNDS = {
+    "x[3] of x = [1, 2, 3] (a read beyond the end)": (
+        Program(total(call("getitem", x(), params=(3,))), (f32(1, 2, 3),)),
+        0,
+    ),
+    "x[-4] of x = [1, 2, 3] (a read before the start)": (
+        Program(total(call("getitem", x(), params=(-4,))), (f32(1, 2, 3),)),
+        0,
+    ),
+    "x[[0, 5]] of x = [1, 2, 3] (a gather with an index beyond the end)": (
+        Program(total(call("getitem", x(), params=(np.array([0, 5]),))), (f32(1, 2, 3),)),
+        0,
+    ),
+    "add_at(x, [0, 5], y): d/dy (an update with an index beyond the end)": (
+        Program(total(call("add_at", x(0), c(0), x(1))), (f32(1, 2, 3), f32(10, 20)), (np.array([0, 5]),)),
+        1,
+    ),
+}
+
+
 @pytest.mark.parametrize(
     "table, cases",
-    [("gradient conventions", CONVENTIONS), ("gradients of non-float inputs", NON_DIFFERENTIABLE)],
-    ids=["conventions", "non-float"],
+    [
+        ("gradient conventions", CONVENTIONS),
+        ("gradients of non-float inputs", NON_DIFFERENTIABLE),
+        ("gradients where an index leaves the array", OUT_OF_BOUNDS),
+    ],
+    ids=["conventions", "non-float", "out of bounds"],
 )
 def test_gradient_conventions_survey(xp, table, cases):
-    """Survey, not judgement: what each framework's gradient is where the derivative is undefined or
-    the input is not a real float (int, bool, complex)."""
+    """Survey, not judgement: what each framework's gradient is where the derivative is undefined,
+    the input is not a real float (int, bool, complex), or an index leaves the array (NumPy
+    raises; JAX clamps reads and drops updates)."""
     xp.requires("grad")
     for row, (program, shown) in cases.items():
         xp.observe(table, row, xp.survey.gradient_of(program, shown))

@@ -1,6 +1,7 @@
 """Indexing, as NumPy's indexing guide states it.
 
-- basic indexing: integers, slices (any start, stop, step), None, Ellipsis;
+- basic indexing: integers, slices (any start, stop, step), None, Ellipsis, 0-d boolean
+  arrays; every slice form and integer position in every run;
 - advanced indexing: integer arrays (as NumPy arrays, lists or backend arrays)
   broadcast together; advanced indices separated by a slice move their
   dimensions to the front;
@@ -52,6 +53,38 @@ def test_basic_indexing(xp, data):
     x = data.draw(any_arrays(shape), label="x")
     index = data.draw(hnp.basic_indices(shape, allow_newaxis=True, allow_ellipsis=True), label="index")
     xp.check("getitem", x, index)
+
+
+# Every form of a basic index, every run: a drawn index meets some of them only in some runs.
+# A slice's start and stop omitted, positive or negative (and beyond either end: clamped), its
+# step omitted, of magnitude 1 or larger, either sign; an integer at 0, -1, n-1 and -n of each
+# axis; a 0-d boolean array (a new axis of length 1 or 0).
+LINE = np.arange(5.0, dtype=np.float32)
+GRID = np.arange(15.0, dtype=np.float32).reshape(3, 5)
+ENDS = (None, 1, -2)
+STEPS = (None, 1, -1, 2, -2)
+CLAMPED = (slice(-8, 8), slice(8, -8, -1), slice(3, 1), slice(-1, -4, -2))
+
+
+def basic_index_forms() -> list[tuple[np.ndarray, tuple]]:
+    slices = [slice(*ends) for ends in itertools.product(ENDS, (None, 4, -1), STEPS)] + list(CLAMPED)
+    forms = [(LINE, (s,)) for s in slices]
+    for axis, n in enumerate(GRID.shape):
+        forms += [(GRID, (slice(None),) * axis + (i,)) for i in (0, -1, n - 1, -n)]
+    forms += [(GRID, (np.array(b),)) for b in (True, False)]
+    forms += [(GRID, (np.array(True), -1)), (LINE, (Ellipsis, np.array(False)))]
+    return forms
+
+
+BASIC_INDEX_FORMS = basic_index_forms()
+
+
+def test_every_basic_index_form(xp):
+    """Each slice form (start, stop and step each omitted, positive or negative; steps of magnitude
+    1 and 2; ends beyond the axis), each integer position (0, -1, n-1, -n of each axis) and a 0-d
+    boolean array index as NumPy does, every run (a row's share of them on devices and modes)."""
+    for x, index in xp.sample(BASIC_INDEX_FORMS):
+        xp.check("getitem", x, index)
 
 
 @pytest.mark.parametrize("form", ["numpy", "list", "tuple", "backend"])

@@ -257,13 +257,15 @@ def test_matmul_operator(xp, data):
     xp.check("__imatmul__", square, data.draw(arrays(dtype, (k, k)), label="w"))
 
 
-# -- x[i] += v --------------------------------------------------------------------------
+# -- x[i] += v, x[i] -= v --------------------------------------------------------------
+
+ITEM_UPDATES = ("__setitem_iadd__", "__setitem_isub__")
 
 
 @input_classes("indices", WRITE_BOUNDS)
 @given(data=st.data())
-def test_item_in_place_add(xp, indices, data):
-    """x[i] += v is NumPy's buffered x[i] = x[i] + v: of duplicate indices each adds once (the last
-    write wins), an index beyond its axis raises IndexError."""
+def test_item_in_place_add_and_subtract(xp, indices, data):
+    """x[i] += v and x[i] -= v are NumPy's buffered x[i] = x[i] + v: of duplicate indices each
+    counts once (the last write wins), an index beyond its axis raises IndexError."""
     x, index, values = data.draw(updates(WRITE_BOUNDS[indices]), label="update")
-    xp.check("__setitem_iadd__", x, index, values)
+    xp.check(data.draw(st.sampled_from(ITEM_UPDATES), label="operator"), x, index, values)

@@ -10,7 +10,10 @@ sums and products with ``include_initial``, ``all`` and ``any``, and ``diff``.
 - ``cumsum`` and ``cumprod`` (the standard's ``cumulative_sum`` and ``cumulative_prod``)
   with ``include_initial``: the empty sum (0) or product (1) first, one element longer;
 - ``all`` and ``any``: NaN is true, -0.0 is false;
-- ``diff(x, axis, n, prepend, append)``: n-th differences after prepend and before append.
+- ``diff(x, axis, n, prepend, append)``: n-th differences after prepend and before append;
+- the NaN-ignoring reductions the frameworks have beside the standard (``nansum``, ``nanmean``,
+  ``nanmax``, ``nanargmin``, ``nanvar``, ``nancumsum``, ...): the plain reduction over the
+  elements that are not NaN, and NumPy's answer for a lane that is all NaN.
 
 Reductions take ``axis`` None, an int, a tuple and a negative int: each spec checks every
 kind in every example, or draws them in turn (``input_classes``).
@@ -20,6 +23,7 @@ import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
+from compat.core import ops
 from compat.core.strategies import arrays, input_classes, one_example_on_modes_and_devices
 
 pytestmark = one_example_on_modes_and_devices()
@@ -134,3 +138,41 @@ def test_diff_with_prepend_and_append(xp, case, data):
         shape[axis] = data.draw(st.integers(1, 2), label=f"{name} length")
         around[name] = data.draw(arrays(dtype, tuple(shape), elements), label=name)
     xp.check("diff", x, axis=axis, n=data.draw(st.integers(2, 4), label="n"), **around)
+
+
+NAN_REDUCTIONS = ops.select(group="nan reduction")
+NAN_LANES = ("some NaNs", "an all-NaN lane")
+
+
+def nan_kwargs(op: str, x: np.ndarray, data) -> dict:
+    """The arguments ``op`` takes, drawn: axis None, an int or (where its plain reduction takes one)
+    a tuple; keepdims; ddof 0 or 1."""
+    one_axis = op.startswith(("nancum", "nanarg"))  # as cumsum and argmax: no tuple of axes
+    kinds = ("None", "an int", "a negative int") if one_axis else AXES
+    kwargs = {"axis": data.draw(axes(x, data.draw(st.sampled_from(kinds), label="axis kind")), label="axis")}
+    if "keepdims" in ops.get(op).params:
+        kwargs["keepdims"] = data.draw(st.booleans(), label="keepdims")
+    if "ddof" in ops.get(op).params:
+        kwargs["ddof"] = data.draw(st.integers(0, 1), label="ddof")
+    return kwargs
+
+
+@input_classes("nans", NAN_LANES, EVERY_EXAMPLE_MEETS_ITS_CLASS / 2)
+@given(data=st.data())
+def test_nan_ignoring_reductions(xp, nans, data):
+    """nansum, nanprod, nanmean, nanmax, nanmin, nanargmax, nanargmin, nanvar, nanstd, nancumsum
+    and nancumprod reduce as their plain reductions over the elements that are not NaN (a sum
+    counts a NaN as 0, a product as 1; a mean divides by the number of the others); of a lane that
+    is all NaN, NumPy's answer: nansum 0, nanprod 1, nanmean, nanmax, nanvar NaN, nanargmax
+    ValueError. Each example checks every one the row has."""
+    dtype = data.draw(st.sampled_from(FLOATS), label="dtype")
+    x = data.draw(arrays(dtype, st.sampled_from(((4,), (2, 3), (3, 2, 2))), st.sampled_from(FEW)), label="x")
+    lanes = x.reshape(-1, x.shape[-1])
+    lanes[
+        data.draw(st.integers(0, lanes.shape[0] - 1), label="lane"),
+        data.draw(st.integers(0, x.shape[-1] - 1), label="where"),
+    ] = np.nan
+    if nans == "an all-NaN lane":
+        lanes[data.draw(st.integers(0, lanes.shape[0] - 1), label="all-NaN lane")] = np.nan
+    for op in NAN_REDUCTIONS:
+        xp.check(op, x, **nan_kwargs(op, x, data))

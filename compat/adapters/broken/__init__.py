@@ -64,7 +64,7 @@ from compat.adapters.broken.special_cases import (
     RemainderByInfinityIsNan,
     RoundOfSmallNegativeIsPositiveZero,
 )
-from compat.adapters.broken.statistics import CumsumInitialDropsLast
+from compat.adapters.broken.statistics import CumsumInitialDropsLast, NanmeanCountsTheNans
 
 FAULTS = (
     Int8Uint8PromotesToInt8,
@@ -96,6 +96,7 @@ FAULTS = (
     ArgmaxLastOfTies,
     UniqueKeepsSignedZerosApart,
     CumsumInitialDropsLast,
+    NanmeanCountsTheNans,
     InPlaceRemainderKeepsDividendSign,
     IndexAcceptsFloat,
     ConcatenateKeepsTheFirstDtype,

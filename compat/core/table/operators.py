@@ -14,8 +14,9 @@ reproducers write it (``{0} + {1}``: x0 + 1). Names follow Python's methods:
 - ``__neg__``, ``__pos__``, ``__invert__``, ``__abs__``; ``__bool__``, ``__int__``,
   ``__float__``, ``__complex__``, ``__index__`` of a 0-d array;
 - the attributes ``T``, ``mT``, ``shape``, ``ndim``, ``size``, ``dtype``, ``device``;
-- ``__setitem_iadd__``: x[index] += values, buffered as NumPy does it (x[index] = x[index] +
-  values: of duplicate indices the last write wins, so each adds once).
+- ``__setitem_iadd__``, ``__setitem_isub__``: x[index] += values and x[index] -= values,
+  buffered as NumPy does it (x[index] = x[index] + values: of duplicate indices the last write
+  wins, so each adds once).
 
 Facts come from the function each operator computes (``__pow__`` has power's published
 accuracy, ``__matmul__`` matmul's accumulation) and the dtype category from the standard's
@@ -77,6 +78,11 @@ def reflected(symbol: str):
 
 def setitem_iadd(x, index, values):
     x[index] += values
+    return x
+
+
+def setitem_isub(x, index, values):
+    x[index] -= values
     return x
 
 
@@ -271,16 +277,22 @@ TABLE: tuple[Op, ...] = (
         unary(name, spelling, function, "any", MATRIX, about, correctly_rounded=True)
         for name, function, spelling, about in ATTRIBUTES
     ),
-    Op(
-        "__setitem_iadd__",
-        "(x, index, values)",
-        "operator",
-        "x[index] += values, buffered: of duplicate indices each adds once (the last write wins)",
-        python=setitem_iadd,
-        spelling="{0}[{1}] += {2}",
-        index_arg=1,
-        takes="numeric",
-        correctly_rounded=True,
-        example=(f32(1, 2, 3, 4), (i32(0, 2, 0),), f32(10, 20, 30)),
+    *(
+        Op(
+            name,
+            "(x, index, values)",
+            "operator",
+            f"x[index] {symbol}= values, buffered: of duplicate indices each counts once (the last write wins)",
+            python=function,
+            spelling=f"{{0}}[{{1}}] {symbol}= {{2}}",
+            index_arg=1,
+            takes="numeric",
+            correctly_rounded=True,
+            example=(f32(1, 2, 3, 4), (i32(0, 2, 0),), f32(10, 20, 30)),
+        )
+        for name, symbol, function in (
+            ("__setitem_iadd__", "+", setitem_iadd),
+            ("__setitem_isub__", "-", setitem_isub),
+        )
     ),
 )
