@@ -148,6 +148,10 @@ class TorchAdapter(Adapter):
                 ("nancumprod", "torch.cumprod propagates NaN"),
             )
         },
+        # -- the standard's special cases (issue 32) --
+        # the standard's sign of a complex number is x / |x|: torch.sgn (torch.sign refuses
+        # complex and points there; on real and bool tensors the two are the same function)
+        "sign": "torch.sgn",
     }
     plugin = TorchApu()  # compat's reference PrivateUse1 device, "apu" (compat/devices/torch_apu.cpp)
     MODES = {
