@@ -198,6 +198,26 @@ def inputs(case: Case, dtype: str) -> tuple[np.ndarray, ...]:
     return tuple(out)
 
 
+# operands a clause does not name but the function takes: clip's bounds (its clauses are on x)
+BOUNDS = {"clip": (-1.0, 1.0)}
+
+
+def clauses_of(op: str, dtype: str) -> list[Case]:
+    """The parsed clauses of compat's operation ``op`` in ``dtype``'s kind (real or complex)."""
+    kind = "complex" if dtype.startswith("complex") else "real"
+    return [c for c in CASES if c.op == op and c.unparsed is None and c.operands.startswith(kind)]
+
+
+def operands(op: str, dtype: str) -> tuple[tuple[np.ndarray, ...], list[Case]]:
+    """Every clause of ``op`` in ``dtype``'s kind, its operands one after the other (one call
+    checks them all), and the clause each element meets."""
+    parts = [(inputs(case, dtype), case) for case in clauses_of(op, dtype)]
+    args = tuple(np.concatenate(columns) for columns in zip(*(p for p, _ in parts), strict=True))
+    per_element = [case for p, case in parts for _ in range(len(p[0]))]
+    bounds = tuple(np.full(args[0].shape, b, dtype=dtype) for b in BOUNDS.get(op, ()))
+    return args + bounds, per_element
+
+
 PI = {"pi": np.pi, "pi/2": np.pi / 2, "pi/4": np.pi / 4, "3pi/4": 3 * np.pi / 4}
 PART = re.compile(r"^(NaN|[+-±]?(?:0|1|infinity|3?pi(?:/\d)?)) ([+-±]) (NaN|0|infinity|3?pi(?:/\d)?) j$")
 

@@ -65,21 +65,10 @@ def test_signed_zeros_of_every_elementwise_function(xp):
             xp.check(name, *args)
 
 
-# operands a clause does not name but the function takes: clip's bounds (its clauses on x)
-BOUNDS = {"clip": (-1.0, 1.0)}
-
-
 def special_case_operands(op: str, dtype: str) -> tuple[np.ndarray, ...]:
     """Every clause of the standard for ``op`` in ``dtype``'s kind (real or complex), its
     operands one after the other: one call checks them all."""
-    kind = "complex" if dtype.startswith("complex") else "real"
-    parts = [
-        special_cases.inputs(case, dtype)
-        for case in special_cases.CASES
-        if case.op == op and case.unparsed is None and case.operands.startswith(kind)
-    ]
-    args = tuple(np.concatenate(columns) for columns in zip(*parts, strict=True))
-    return args + tuple(np.full(args[0].shape, bound, dtype=dtype) for bound in BOUNDS.get(op, ()))
+    return special_cases.operands(op, dtype)[0]
 
 
 SPECIAL_CASES = sorted(
