@@ -112,3 +112,23 @@ def test_the_text_report_shows_the_table_and_each_clause():
     assert row.split()[2:4] == [f"dep:{len(DEPARTING)}", f"std:{len(DEPARTING)}"], row
     assert "tensorflow floor_divide: follows the standard, not NumPy" in text
     assert special_case_lines(run_of()) == []
+
+
+def test_the_dashboard_page_shows_the_cells(tmp_path):
+    import json
+
+    from compat import dashboard
+    from compat.results import store
+
+    run_id = "20261127T010000Z-a0a0a0"
+    lines = [checks("numpy"), checks("tensorflow"), floor_divide_record("tensorflow", follows_the_standard)]
+    directory = tmp_path / "results" / run_id
+    directory.mkdir(parents=True)
+    (directory / "records-main.jsonl").write_text(
+        "".join(json.dumps(r | {"run_id": run_id}) + "\n" for r in lines)
+    )
+    store.ingest(tmp_path / "s.sqlite", [tmp_path / "results"])
+    dashboard.render(tmp_path / "s.sqlite", tmp_path / "site")
+    page = (tmp_path / "site" / "special-cases.html").read_text()
+    row = page[page.index("<code>floor_divide (") :].split("</tr>")[0]
+    assert f">dep:{len(DEPARTING)}<" in row and f">std:{len(DEPARTING)}<" in row, row
