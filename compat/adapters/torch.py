@@ -150,6 +150,10 @@ class TorchAdapter(Adapter):
         },
         # -- the fft extension (issue 33): torch.fft's dim for axis and axes --
         **{op: f"ops.{op}" for op in ops.select(group="fft")},
+        # -- the standard's special cases (issue 32) --
+        # the standard's sign of a complex number is x / |x|: torch.sgn (torch.sign refuses
+        # complex and points there; on real and bool tensors the two are the same function)
+        "sign": "torch.sgn",
     }
     plugin = TorchApu()  # compat's reference PrivateUse1 device, "apu" (compat/devices/torch_apu.cpp)
     MODES = {

@@ -94,9 +94,11 @@ CASES: list[Case] = load()
 def _samples(dtype: str) -> dict[str, list[float]]:
     """Values of each condition of the vocabulary that occurs on one operand. Orderings sample
     finite values, and ``finite`` nonzero ones: zeros and infinities have clauses of their own
-    that come first in the standard's lists."""
+    that come first in the standard's lists. The smallest value is the smallest normal one: a
+    subnormal operand measures a backend's flush to zero (TensorFlow's and XLA's CPU kernels,
+    registered in other families), not the clause, and would bury each clause's divergence."""
     f = np.finfo(dtype)
-    tiny, big = float(f.smallest_subnormal), float(f.max)
+    tiny, big = float(f.smallest_normal), float(f.max)
     odd = float(2 ** (f.nmant + 1) - 1)  # the largest odd integer of the format
     nan = float("nan")
     inf = float("inf")
@@ -145,7 +147,7 @@ def _pairs(relation: str, dtype: str) -> list[tuple[float, float]]:
     """(x1, x2) pairs of a relation between the operands; each pair also meets the
     single-operand conditions the standard joins to that relation."""
     f = np.finfo(dtype)
-    tiny, big = float(f.smallest_subnormal), float(f.max)
+    tiny, big = float(f.smallest_normal), float(f.max)  # normal: see _samples
     return {
         "same sign": [(1.5, 2.5), (-1.5, -2.5), (tiny, big)],
         "different sign": [(1.5, -2.5), (-1.5, 2.5), (-tiny, big)],
@@ -194,6 +196,26 @@ def inputs(case: Case, dtype: str) -> tuple[np.ndarray, ...]:
         z.imag = [row[im_name] for row in rows]
         out.append(z)
     return tuple(out)
+
+
+# operands a clause does not name but the function takes: clip's bounds (its clauses are on x)
+BOUNDS = {"clip": (-1.0, 1.0)}
+
+
+def clauses_of(op: str, dtype: str) -> list[Case]:
+    """The parsed clauses of compat's operation ``op`` in ``dtype``'s kind (real or complex)."""
+    kind = "complex" if dtype.startswith("complex") else "real"
+    return [c for c in CASES if c.op == op and c.unparsed is None and c.operands.startswith(kind)]
+
+
+def operands(op: str, dtype: str) -> tuple[tuple[np.ndarray, ...], list[Case]]:
+    """Every clause of ``op`` in ``dtype``'s kind, its operands one after the other (one call
+    checks them all), and the clause each element meets."""
+    parts = [(inputs(case, dtype), case) for case in clauses_of(op, dtype)]
+    args = tuple(np.concatenate(columns) for columns in zip(*(p for p, _ in parts), strict=True))
+    per_element = [case for p, case in parts for _ in range(len(p[0]))]
+    bounds = tuple(np.full(args[0].shape, b, dtype=dtype) for b in BOUNDS.get(op, ()))
+    return args + bounds, per_element
 
 
 PI = {"pi": np.pi, "pi/2": np.pi / 2, "pi/4": np.pi / 4, "3pi/4": 3 * np.pi / 4}

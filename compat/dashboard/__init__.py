@@ -8,6 +8,9 @@
                       NumPy, against the reference device (-devices), against eager (-modes)
     coverage.html     per row, the standard's functions and the operator forms: checked, unsupported
                       (with the reason) or not checked; the index shows each row's count
+    special-cases.html the standard's special-case clauses per function x rows (the latest run of
+                      test_every_special_case_of_the_standard): agrees, follows the standard where
+                      NumPy does not, known, new; NumPy's departures from the standard
     versions.html     backends run at several versions (a matrix row each): per family, the
                       divergences that appeared and those gone from one version to the next
     promotion.html    per backend, dtype x dtype -> result dtype, differences from NumPy marked
@@ -55,6 +58,7 @@ from compat.dashboard.pages import (
     matrix,
     modes,
     promotion,
+    special_cases,
     surveys,
     versions,
 )
@@ -78,6 +82,7 @@ def draw(dash: Context) -> None:
     coverage.coverage(dash)
     divergence.divergence_pages(dash)
     promotion.promotion(dash)
+    special_cases.special_cases(dash)
     surveys.surveys(dash)
     accuracy.accuracy(dash)
     devices.devices(dash)

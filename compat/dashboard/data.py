@@ -252,6 +252,23 @@ class Data:
             )
         ]
 
+    def latest_of_spec(self, family: str, spec: str) -> tuple[str, list[dict]] | None:
+        """The latest run with records of ``spec`` (a spec function's name) and their checks and
+        divergence records as JSON (the special-case page)."""
+        like = f"%::{spec}[%"
+        found = self.db.execute(
+            "SELECT run_id FROM records WHERE family = ? AND spec LIKE ? ORDER BY id DESC LIMIT 1",
+            (family, like),
+        ).fetchone()
+        if found is None:
+            return None
+        bodies = self.db.execute(
+            "SELECT body FROM records JOIN bodies USING (digest) WHERE run_id = ? AND family = ? "
+            "AND type IN ('checks', 'divergence') AND spec LIKE ? ORDER BY id",
+            (found[0], family, like),
+        )
+        return found[0], [json.loads(body) for (body,) in bodies]
+
     def versions_run(self) -> dict[tuple[str, str], list[str]]:
         """(backend id, version) -> the runs that checked it."""
         found = defaultdict(list)

@@ -36,6 +36,7 @@ class Written:
 NAV = (
     ("index.html", "Matrix"),
     ("coverage.html", "Coverage"),
+    ("special-cases.html", "Special cases"),
     ("versions.html", "Versions"),
     ("promotion.html", "Promotion"),
     ("surveys.html", "Surveys"),

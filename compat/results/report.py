@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from compat.core.row import EAGER, Row
-from compat.results import aggregate
+from compat.results import aggregate, special_cases_table
 from compat.results import coverage as standard_coverage
 from compat.results import records as records_module
 from compat.results.records import Divergence, Run
@@ -210,6 +210,7 @@ def text_report(run: Run, registry: Registry, every: bool = False) -> str:
         if fell_back:
             out.append("  CPU fallback: " + ", ".join(f"{op} x{ops[op]['fallback']}" for op in fell_back))
     out += class_coverage_lines(run)
+    out += special_case_lines(run)
     differences = aggregate.promotion_differences(run.divergences)
     if differences:
         out += ["", "promotion: result dtypes that differ from NumPy"]
@@ -223,6 +224,24 @@ def text_report(run: Run, registry: Registry, every: bool = False) -> str:
                 ),
             ]
     return "\n".join(out)
+
+
+def special_case_lines(run: Run) -> list[str]:
+    """The standard's special cases x rows (compat.results.special_cases_table), then each clause
+    a row does not agree with NumPy on."""
+    headers, body = special_cases_table.rows_and_columns(run)
+    if not body:
+        return []
+    return [
+        "",
+        "special cases of the standard (clauses per function x rows): = agrees with NumPy; std:n follows "
+        "the standard where NumPy does not; known:n / new:n differs from NumPy and the standard; "
+        "dep:n NumPy departs from the standard; - not checked",
+        table(headers, body),
+        "",
+        "special cases that differ:",
+        *special_cases_table.details(run),
+    ]
 
 
 def class_coverage_lines(run: Run) -> list[str]:

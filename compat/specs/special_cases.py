@@ -12,7 +12,7 @@ floats at every pair of the values around zero.
 
 import numpy as np
 
-from compat.core import dtypes, ops
+from compat.core import dtypes, ops, special_cases
 
 FLOATS = ("float32", "float64")
 # the zeros, the values whose rounding, floor, ceil, truncation or remainder is a zero of either sign,
@@ -63,3 +63,26 @@ def test_signed_zeros_of_every_elementwise_function(xp):
     for name, dtype in xp.sample([(name, dtype) for name in OPERATIONS for dtype in FLOATS], least=1):
         for args in operands_around_zero(name, dtype):
             xp.check(name, *args)
+
+
+def special_case_operands(op: str, dtype: str) -> tuple[np.ndarray, ...]:
+    """Every clause of the standard for ``op`` in ``dtype``'s kind (real or complex), its
+    operands one after the other: one call checks them all."""
+    return special_cases.operands(op, dtype)[0]
+
+
+SPECIAL_CASES = sorted(
+    {
+        (case.op, dtype)
+        for case in special_cases.CASES
+        if case.op and case.unparsed is None
+        for dtype in case.dtypes
+    }
+)
+
+
+def test_every_special_case_of_the_standard(xp):
+    """Every special-case clause of the 2025.12 standard's elementwise functions (compat/core/
+    special-cases.toml), on operands that meet its condition: the result NumPy gives."""
+    for op, dtype in xp.sample(SPECIAL_CASES, least=1):
+        xp.check(op, *special_case_operands(op, dtype))
