@@ -92,7 +92,14 @@ class TensorflowAdapter(Adapter):
             )
         },
     }
-    CONFIGS = {"": LEGACY, "prefer_float32": {**LEGACY, "prefer_float32": True}}
+    CONFIGS = {
+        "": LEGACY,
+        "prefer_float32": {**LEGACY, "prefer_float32": True},
+        # TF's new type promotion (issue 32): "all" allows every conversion the table has,
+        # "safe" refuses those that may lose precision
+        "dtype_conversion_mode=all": {**LEGACY, "dtype_conversion_mode": "all"},
+        "dtype_conversion_mode=safe": {**LEGACY, "dtype_conversion_mode": "safe"},
+    }
     DEFAULT_CONFIGS = ("",)
     MODES = {
         "eager": "op by op",
