@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 from compat.adapters import load_adapter
-from compat.harness.selection import select
+from compat.harness.selection import outside_config, select, share_of
+from compat.specs import FAMILIES
 from tests.helpers import output, run
 
 AVAILABLE = {a.name for a in select(None, [])[0]}
@@ -113,3 +114,26 @@ def test_the_reproducers_setup_lines_put_the_backend_into_the_config(
     process = run(["-c", script, config, op, encoded], tmp_path)
     assert process.returncode == 0, output(process)
     assert process.stdout.strip().splitlines()[-1] == changed
+
+
+def test_the_default_run_checks_each_share_config_on_the_families_it_changes():
+    chosen = select(None, [])[0]
+    shared = {a.id: a for a in chosen if a.share_families is not None}
+    for adapter in chosen:
+        for label in type(adapter).SHARE_CONFIGS:
+            assert adapter.share_families is not None or f"{adapter.name}[{label}]" in shared
+    assert shared, "no share config in the default run"
+    for adapter in shared.values():
+        assert adapter.label in type(adapter).CONFIGS
+        assert set(adapter.share_families) <= set(FAMILIES)
+        family = adapter.share_families[0]
+        assert outside_config(adapter, family) is None
+        assert share_of(adapter, None, "eager", None, 0.05) < 1  # a share of the examples
+        other = next(f for f in FAMILIES if f not in adapter.share_families)
+        assert outside_config(adapter, other) == f"config {adapter.label} changes only " + ", ".join(
+            adapter.share_families
+        )
+    # named on the command line, a config checks every family in full
+    (explicit,) = select(next(iter(shared)), [])[0]
+    assert explicit.share_families is None and outside_config(explicit, "indexing") is None
+    assert share_of(explicit, None, "eager", None, 0.05) == 1.0

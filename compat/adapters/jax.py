@@ -64,6 +64,11 @@ class JaxAdapter(Adapter):
         "dtype_promotion=strict": {"x64": True, "dtype_promotion": "strict"},
     }
     DEFAULT_CONFIGS = ("x64", "x32")
+    SHARE_CONFIGS = {  # in the default run (issue 32): the families whose rules each changes
+        "rank_promotion=raise": ("broadcasting", "operators"),
+        "rank_promotion=warn": ("broadcasting",),
+        "dtype_promotion=strict": ("promotion", "operators"),
+    }
     MODES = {"eager": "op by op (jax.disable_jit)", "jit": "jax.jit of the whole call, operands traced"}
     DEFAULT_MODES = ("jit",)
     MODE_LIMITS = {"jit": {"from_dlpack": "DLPack hands over a concrete buffer: a traced array has none"}}

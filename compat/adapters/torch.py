@@ -165,6 +165,8 @@ class TorchAdapter(Adapter):
     plugin = TorchApu()  # compat's reference PrivateUse1 device, "apu" (compat/devices/torch_apu.cpp)
     # the default dtype users set (issue 32): Python floats and float factories give float64
     CONFIGS = {"": {}, "default_dtype=float64": {"default_dtype": "float64"}}
+    # in the default run (issue 32): the families whose rules it changes
+    SHARE_CONFIGS = {"default_dtype=float64": ("creation", "promotion")}
     MODES = {
         "eager": "op by op",
         "compile": "torch.compile(fullgraph=True, dynamic=True), shapes static, Python-number "
