@@ -166,7 +166,9 @@ class TorchAdapter(Adapter):
     # the default dtype users set (issue 32): Python floats and float factories give float64
     CONFIGS = {"": {}, "default_dtype=float64": {"default_dtype": "float64"}}
     # in the default run (issue 32): the families whose rules it changes
-    SHARE_CONFIGS = {"default_dtype=float64": ("creation", "promotion")}
+    # default_dtype=float64 changes creation and promotion: in the default run (issue 32) once its
+    # survey's divergences are registered
+    SHARE_CONFIGS: dict = {}
     MODES = {
         "eager": "op by op",
         "compile": "torch.compile(fullgraph=True, dynamic=True), shapes static, Python-number "
