@@ -93,6 +93,10 @@ class Adapter:
     OPS: ClassVar[dict[str, str | Unsupported]] = {}
     CONFIGS: ClassVar[dict[str, dict[str, Any]]] = {"": {}}  # label -> config
     DEFAULT_CONFIGS: ClassVar[tuple[str, ...]] = ("",)  # the configs a bare backend name selects
+    # configs the default run (no --backends) also checks, on a share of the examples: label ->
+    # the spec families whose rules the config changes (only those run on its row there)
+    SHARE_CONFIGS: ClassVar[dict[str, tuple[str, ...]]] = {}
+    share_families: tuple[str, ...] | None = None  # set on such a row: the families it checks
     MODES: ClassVar[dict[str, str]] = {
         "eager": "op by op, as written"
     }  # execution mode -> how it runs a call

@@ -103,8 +103,18 @@ class TensorflowAdapter(Adapter):
         "fftshift": "tf.signal.fftshift",
         "ifftshift": "tf.signal.ifftshift",
     }
-    CONFIGS = {"": LEGACY, "prefer_float32": {**LEGACY, "prefer_float32": True}}
+    CONFIGS = {
+        "": LEGACY,
+        "prefer_float32": {**LEGACY, "prefer_float32": True},
+        # TF's new type promotion (issue 32): "all" allows every conversion the table has,
+        # "safe" refuses those that may lose precision
+        "dtype_conversion_mode=all": {**LEGACY, "dtype_conversion_mode": "all"},
+        "dtype_conversion_mode=safe": {**LEGACY, "dtype_conversion_mode": "safe"},
+    }
     DEFAULT_CONFIGS = ("",)
+    # in the default run (issue 32) once their surveys' divergences are registered: "all" and
+    # "safe" change promotion and operators
+    SHARE_CONFIGS: dict = {}
     MODES = {
         "eager": "op by op",
         "function": "tf.function (a graph), operands as its arguments",

@@ -32,6 +32,19 @@ FUNCTIONS = (
 
 
 @functools.cache
+@contextlib.contextmanager
+def default_dtype(name: str):
+    """torch.set_default_dtype for one call, the one in force before restored after it."""
+    import torch
+
+    before = torch.get_default_dtype()
+    torch.set_default_dtype(getattr(torch, name))
+    try:
+        yield
+    finally:
+        torch.set_default_dtype(before)
+
+
 def start_lazy_backend() -> None:
     import torch._lazy.ts_backend
 
@@ -156,6 +169,12 @@ class TorchAdapter(Adapter):
         "sign": "torch.sgn",
     }
     plugin = TorchApu()  # compat's reference PrivateUse1 device, "apu" (compat/devices/torch_apu.cpp)
+    # the default dtype users set (issue 32): Python floats and float factories give float64
+    CONFIGS = {"": {}, "default_dtype=float64": {"default_dtype": "float64"}}
+    # in the default run (issue 32): the families whose rules it changes
+    # default_dtype=float64 changes creation and promotion: in the default run (issue 32) once its
+    # survey's divergences are registered
+    SHARE_CONFIGS: dict = {}
     MODES = {
         "eager": "op by op",
         "compile": "torch.compile(fullgraph=True, dynamic=True), shapes static, Python-number "
@@ -180,12 +199,23 @@ class TorchAdapter(Adapter):
     }
 
     def context(self, mode="eager"):
+        stack = contextlib.ExitStack()
+        if "default_dtype" in self.config:
+            stack.enter_context(default_dtype(self.config["default_dtype"]))
         if mode != "lazy":
-            return contextlib.nullcontext()
+            return stack
         import torch
 
         start_lazy_backend()
-        return torch.device("lazy")  # the call's tensors, and the constants of its program, are made there
+        stack.enter_context(
+            torch.device("lazy")
+        )  # the call's tensors, and its program's constants, are made there
+        return stack
+
+    def setup_lines(self):
+        if "default_dtype" in self.config:
+            return [f"torch.set_default_dtype(torch.{self.config['default_dtype']})"]
+        return []
 
     def policy(self, name):
         if name not in self.POLICIES:

@@ -15,14 +15,29 @@ def select(backends: str | None, adapter_paths: list[str]):
         specs = [] if adapter_paths else list(adapters.registered())
     else:
         specs = [s.strip() for s in backends.split(",") if s.strip()]
-    chosen, missing, absent = [], {}, set()
+    chosen, shared, missing, absent = [], [], {}, set()
     for spec in specs + list(adapter_paths):
         try:
-            chosen += adapters.resolve(spec)
+            found = adapters.resolve(spec)
         except BackendMissing as reason:
             missing[spec] = str(reason)
             absent.add(reason.backend)
-    return chosen, missing, absent
+            continue
+        chosen += found
+        if backends is None and not adapter_paths:  # the default run: its share configs after the rest
+            for label, families in type(found[0]).SHARE_CONFIGS.items():
+                (row,) = adapters.resolve(f"{spec}[{label}]")
+                row.share_families = families
+                shared.append(row)
+    return chosen + shared, missing, absent
+
+
+def outside_config(adapter, family: str) -> str | None:
+    """Why a share config's row does not check a spec family (None: it does)."""
+    families = adapter.share_families
+    if families is None or family in families:
+        return None
+    return f"config {adapter.label} changes only {', '.join(families)}"
 
 
 GRADIENT_REFERENCES = (
@@ -126,6 +141,7 @@ def select_modes(chosen: list, requested: str, absent: set[str] = frozenset()) -
 
 
 DEVICE_EXAMPLES = 0.2  # default share of examples for device params (--device-examples)
+CONFIG_EXAMPLES = 0.2  # share of examples on a share config's row (SHARE_CONFIGS), as on a device
 
 
 def share_of(adapter, device: str | None, mode: str, device_option: float | None, mode_share: float) -> float:
@@ -138,6 +154,8 @@ def share_of(adapter, device: str | None, mode: str, device_option: float | None
         declared = plugin.examples_share if plugin is not None and device in plugin.names else None
         on_device = device_option or declared or DEVICE_EXAMPLES
         return on_device if mode == "eager" else min(on_device, mode_share)
+    if adapter.share_families is not None:
+        return CONFIG_EXAMPLES if mode == "eager" else min(CONFIG_EXAMPLES, mode_share)
     return mode_share if mode != "eager" else 1.0
 
 

@@ -18,7 +18,7 @@ from compat.harness import casualties, supervision
 from compat.harness.checker import Checker
 from compat.harness.found import unwrap
 from compat.harness.plugin import profile_name, session_of
-from compat.harness.selection import share_of
+from compat.harness.selection import outside_config, share_of
 from compat.results import records, report
 
 
@@ -36,10 +36,13 @@ def pytest_generate_tests(metafunc):
         )
     params = []
     faults = metafunc.config.getoption("compat_fault")
+    family = metafunc.module.__name__.rsplit(".", 1)[-1]
     for adapter in compat.adapters:
         modes = compat.modes.get(adapter.id, [])
         if not metafunc.config.getoption("only_devices"):
-            params += [param(Row.of(adapter.id, mode)) for mode in ["eager", *modes]]
+            outside = outside_config(adapter, family)  # a share config's row: its families only
+            marks = [pytest.mark.skip(reason=outside)] if outside else []
+            params += [param(Row.of(adapter.id, mode), marks) for mode in ["eager", *modes]]
         for device in compat.devices.get(adapter.id, []):
             reason = compat.unavailable.get((adapter.id, device))
             marks = [pytest.mark.skip(reason=f"{device}: {reason}")] if reason else []
