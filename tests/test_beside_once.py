@@ -22,7 +22,9 @@ class Item:
 
 def session(full_size=False, seed=0):
     torch = SimpleNamespace(id="torch", plugin=None)
-    return SimpleNamespace(adapters=[torch], full_size=full_size, seed=seed, device_share=None, mode_share=0.2)
+    return SimpleNamespace(
+        adapters=[torch], full_size=full_size, seed=seed, device_share=None, mode_share=0.2
+    )
 
 
 def items_of(row: Row) -> list[Item]:
