@@ -34,6 +34,7 @@ from compat.adapters.broken.indexing import (
     OutOfBoundsIndicesClamped,
     OutOfBoundsWritesDropped,
     SetAtFirstWriteWins,
+    TooManyIndicesRaiseValueError,
 )
 from compat.adapters.broken.manipulation import ConcatenateKeepsTheFirstDtype
 from compat.adapters.broken.numerics import (
@@ -82,6 +83,7 @@ FAULTS = (
     OutOfBoundsWritesDropped,
     AddAtLastWriteWins,
     SetAtFirstWriteWins,
+    TooManyIndicesRaiseValueError,
     TanhGradientOffByOnePercent,
     GradientNotReducedOverBroadcast,
     Float64GradientsForFloat32,
