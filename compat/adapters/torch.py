@@ -31,7 +31,6 @@ FUNCTIONS = (
 )
 
 
-@functools.cache
 @contextlib.contextmanager
 def default_dtype(name: str):
     """torch.set_default_dtype for one call, the one in force before restored after it."""
@@ -45,6 +44,7 @@ def default_dtype(name: str):
         torch.set_default_dtype(before)
 
 
+@functools.cache
 def start_lazy_backend() -> None:
     import torch._lazy.ts_backend
 
