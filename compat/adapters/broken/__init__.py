@@ -35,7 +35,6 @@ from compat.adapters.broken.indexing import (
     OutOfBoundsIndicesClamped,
     OutOfBoundsWritesDropped,
     SetAtFirstWriteWins,
-    TooManyIndicesRaiseValueError,
 )
 from compat.adapters.broken.manipulation import ConcatenateKeepsTheFirstDtype
 from compat.adapters.broken.numerics import (
@@ -84,7 +83,6 @@ FAULTS = (
     OutOfBoundsWritesDropped,
     AddAtLastWriteWins,
     SetAtFirstWriteWins,
-    TooManyIndicesRaiseValueError,
     TanhGradientOffByOnePercent,
     GradientNotReducedOverBroadcast,
     Float64GradientsForFloat32,
