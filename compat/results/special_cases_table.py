@@ -121,15 +121,15 @@ def cells(run: Run) -> dict[str, dict[str, Cell]]:
             for op in record.cases:
                 if op in functions:
                     cell(record.where, op).checked = True
-    for record in run.divergences:
-        if record.family != FAMILY or SPEC not in record.spec or record.reference != NUMPY:
+    for divergence in run.divergences:
+        if divergence.family != FAMILY or SPEC not in divergence.spec or divergence.reference != NUMPY:
             continue
-        found = cell(record.where, record.op)
-        found.checked = True
-        classify(record, found)
+        reached = cell(divergence.where, divergence.op)
+        reached.checked = True
+        classify(divergence, reached)
     if NUMPY in table:
-        found, _ = special_cases.departures()
-        for departure in found:
+        departed, _ = special_cases.departures()
+        for departure in departed:
             if departure.case.op in table[NUMPY]:
                 table[NUMPY][departure.case.op].departs.add(departure.case.clause)
     return table
