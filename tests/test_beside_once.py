@@ -21,7 +21,7 @@ class Item:
 
 
 def session(full_size=False, seed=0):
-    torch = SimpleNamespace(id="torch", plugin=None)
+    torch = SimpleNamespace(id="torch", plugin=None, share_families=None)
     return SimpleNamespace(
         adapters=[torch], full_size=full_size, seed=seed, device_share=None, mode_share=0.2
     )
