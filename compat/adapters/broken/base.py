@@ -29,9 +29,11 @@ def with_values(outcome: Outcome, values: np.ndarray) -> Outcome:
 
 class ResultFault(NumpyAdapter):
     """A fault in the values of some results: ``wrong`` gets the operation, its arguments
-    and NumPy's values, and returns the faulty values, or None where the rule is kept."""
+    and NumPy's values, and returns the faulty values, or None where the rule is kept; the
+    call's keyword arguments are ``self.kwargs`` meanwhile."""
 
     def call(self, op, args, kwargs=None, device=None):
+        self.kwargs = kwargs or {}
         outcome = super().call(op, args, kwargs, device)
         if outcome.raised or outcome.values is None:
             return outcome

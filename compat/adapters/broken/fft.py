@@ -15,10 +15,6 @@ class OrthoFftUnscaled(ResultFault):
     family = "fft"
     catch = Catch("test_transforms_along_one_axis", "fft", "value")
 
-    def call(self, op, args, kwargs=None, device=None):
-        self.kwargs = kwargs or {}
-        return super().call(op, args, kwargs, device)
-
     def wrong(self, op, args, values):
         if op != "fft" or self.kwargs.get("norm") != "ortho":
             return None
