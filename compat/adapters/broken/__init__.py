@@ -62,6 +62,7 @@ from compat.adapters.broken.sorting import ArgmaxLastOfTies, SortPutsNanFirst
 from compat.adapters.broken.special_cases import (
     Atan2OfZeroAndNegativeZero,
     CopysignIgnoresNegativeZero,
+    MaximumOfZerosByArgumentOrder,
     NegativeIsZeroMinusX,
     RemainderByInfinityIsNan,
     RoundOfSmallNegativeIsPositiveZero,
@@ -110,6 +111,7 @@ FAULTS = (
     RoundOfSmallNegativeIsPositiveZero,
     RemainderByInfinityIsNan,
     Atan2OfZeroAndNegativeZero,
+    MaximumOfZerosByArgumentOrder,
 )  # every fault, by family: what python -m compat detect runs
 
 __all__ = ["FAULTS", "ResultFault", "with_values", *(fault.__name__ for fault in FAULTS)]
