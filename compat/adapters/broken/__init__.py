@@ -35,6 +35,7 @@ from compat.adapters.broken.indexing import (
     OutOfBoundsIndicesClamped,
     OutOfBoundsWritesDropped,
     SetAtFirstWriteWins,
+    TooManyIndicesRaiseValueError,
 )
 from compat.adapters.broken.manipulation import ConcatenateKeepsTheFirstDtype
 from compat.adapters.broken.numerics import (
@@ -84,6 +85,7 @@ FAULTS = (
     OutOfBoundsWritesDropped,
     AddAtLastWriteWins,
     SetAtFirstWriteWins,
+    TooManyIndicesRaiseValueError,
     TanhGradientOffByOnePercent,
     GradientNotReducedOverBroadcast,
     Float64GradientsForFloat32,
