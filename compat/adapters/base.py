@@ -105,6 +105,9 @@ class Adapter:
     POLICIES: ClassVar[
         dict[str, str]
     ] = {}  # mixed-precision policy -> what it promises (the numerics survey)
+    # maximum/minimum -> the zero each gives of -0.0 and +0.0 in either argument order, where the
+    # backend promises one (IEEE 754-2019 maximum and minimum: -0 < +0); the standard leaves it open
+    zero_order: ClassVar[dict[str, float]] = {}
     reference_device: ClassVar[str] = "cpu:0"  # what other devices are compared with
     plugin: ClassVar[Any] = None  # compat.devices.PluginDevices: compat's reference plug-ins for this backend
 

@@ -81,6 +81,9 @@ class JaxAdapter(Adapter):
         "with bfloat16 operands (one pass) where the hardware has them"
     }
     plugin = JaxCpuDevices()  # a second virtual CPU device
+    # XLA's max and min order -0 below +0 in either argument order (IEEE 754-2019 maximum and
+    # minimum), eager and jit alike; NumPy, torch and TensorFlow pick by argument position
+    zero_order = {"maximum": 0.0, "minimum": -0.0}
 
     def __init__(self, label=""):
         super().__init__(label)

@@ -19,7 +19,15 @@ from compat.harness.casualties import Casualty
 from compat.harness.inflight import Note
 from compat.harness.isolation import Isolation
 from compat.harness.ledger import Ledger
-from compat.harness.references import ByFiniteDifferences, Framework, InMode, NumPy, OnDevice, OwnAnswer
+from compat.harness.references import (
+    ByFiniteDifferences,
+    Framework,
+    InMode,
+    NumPy,
+    OnDevice,
+    OwnAnswer,
+    Promised,
+)
 from compat.harness.runner import Runner, timed
 from compat.harness.surveys import Surveys
 from compat.judge import judge
@@ -57,6 +65,24 @@ def own_answer(checker: Checker, op: str, *args, against: tuple) -> Outcome:
     return actual
 
 
+def promised_answer(checker: Checker, fact: str, promised: np.ndarray, op: str, *args) -> Outcome:
+    """``xp.check_promise``: run ``op(*args)`` on the backend; its result must be ``promised``
+    bit for bit, the answer the backend promises by its adapter fact ``fact`` (reference
+    ``promise:<fact>``); the dtype is NumPy's to judge elsewhere, not the promise's."""
+    case, ledger = Case(op, args), checker.ledger
+    unsupported = ledger.declared_unsupported(op)
+    if unsupported is not None:
+        return unsupported
+    ledger.count_example()
+    actual = checker.runner.call(checker.backend, case, checker.device, checker.mode)
+    if actual.values is not None and not actual.raised:
+        promised = promised.astype(actual.values.dtype)
+    expected = Outcome(values=promised, dtype=promised.dtype.name, shape=promised.shape)
+    ledger.cases[op] += 1
+    ledger.enter(judge(Promised(fact, expected), case, actual, ledger.note_once))
+    return actual
+
+
 class Checker:
     """What a spec talks to: ``xp.check("add", x, y)``; ``xp.survey`` for survey cells."""
 
@@ -75,8 +101,8 @@ class Checker:
         table_share: float = 1.0,
     ):
         self.backend, self.spec, self.session, self.device, self.mode = backend, spec, session, device, mode
-        self.share, self.casualty = share, casualty  # share: of exhaustive tables (see sample)
-        self.table_share = table_share  # of a param checked beside the spec's own (compat_examples)
+        # shares of exhaustive tables (see sample); table_share: a param checked beside the spec's own
+        self.share, self.table_share, self.casualty = share, table_share, casualty
         self.runner = Runner(session, fault, casualty)
         self.numpy = NumPy(session.reference, self.runner)
         self.finite_differences = ByFiniteDifferences()
@@ -122,13 +148,13 @@ class Checker:
         return self._judged(Case(op, args, kwargs, exact=True))
 
     check_itself = timed(own_answer)  # op(*args) against the backend's own answer (see own_answer)
+    check_promise = timed(promised_answer)  # op(*args) against what the backend promises
 
     @timed
     def check_gradient(self, transform: str, program: Program, *args: np.ndarray) -> Outcome:
-        """Run an autodiff ``transform`` (grad, jacobian, per_example_grad, hvp)
-        of ``program`` on ``args`` and compare it with the derivative by finite
-        differences (reference ``numpy-fd``) and with the gradient reference
-        framework (reference: its id), each within the finite-difference tolerance."""
+        """Run an autodiff ``transform`` (grad, jacobian, per_example_grad, hvp) of ``program`` on
+        ``args``; compare it with the derivative by finite differences (reference ``numpy-fd``) and
+        with the gradient reference framework (its id), each within the finite-difference tolerance."""
         # the transform, or an operation of the program, the backend declares it lacks (tnp's copysign)
         for op in (transform, *sorted(program.root.ops())):
             unsupported = self.ledger.declared_unsupported(op)

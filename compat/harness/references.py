@@ -95,6 +95,23 @@ class InMode:
         return self.runner.call(self.adapter, case, self.device, self.mode)
 
 
+class Promised:
+    """What the backend promises for a case (an adapter fact, as ``Adapter.zero_order``), given
+    as its outcome: the backend's result must be that one, bit for bit."""
+
+    role = Role.PROMISE
+
+    def __init__(self, fact: str, promised: Outcome) -> None:
+        self.fact, self.promised = fact, promised
+
+    @property
+    def id(self) -> str:
+        return f"promise:{self.fact}"
+
+    def outcome(self, case: Case) -> Outcome:
+        return self.promised
+
+
 class OwnAnswer:
     """The backend's own answer to the question a case asks, asked another way: for
     ``result_type(A, B)``, the dtype of its own ``add`` of arrays of A and B (``question``, the

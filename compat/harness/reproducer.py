@@ -16,7 +16,7 @@ from compat.core import ops
 from compat.core.case import Case
 from compat.core.dtypes import DType
 from compat.core.source import BackendArray, array_source, backend_array, index_source, value_source
-from compat.harness.references import InMode, OnDevice, OwnAnswer
+from compat.harness.references import InMode, OnDevice, OwnAnswer, Promised
 from compat.judge.reference import Reference
 
 SHOW = """
@@ -56,6 +56,8 @@ def reproducer(
     native = is_native(backend) and mode == "eager"
     if isinstance(reference, InMode) or (isinstance(reference, (OnDevice, OwnAnswer)) and not native):
         sides = []  # the reference side runs through compat's adapter too, in the same mode
+    elif isinstance(reference, Promised):
+        sides = []  # a promise has no call: its answer is printed
     elif isinstance(reference, OwnAnswer):  # the backend's answer to the question asked another way
         sides = [(backend, device, reference.question)]
     else:
@@ -83,6 +85,8 @@ def reproducer(
     for asked in [case] + ([reference.question] if isinstance(reference, OwnAnswer) else []):
         lines += [f"{name} = {source}" for name, source in asked.inputs_source().items()]
     lines.append(SHOW)
+    if isinstance(reference, Promised):  # the reference's line first, as every side's order has it
+        lines.append(f"print({'promised (' + reference.fact + '):'!r}, {reference.promised.describe()!r})")
     for adapter, on, asked in sides:
         definition, expression = native_call(asked, adapter, on)
         lines += definition

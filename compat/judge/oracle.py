@@ -4,7 +4,9 @@ Rules, in order:
 - error parity: one side raised and the other did not, or both raised but in
   different categories -> ``error`` (``crash`` or ``timeout`` when the backend's
   call killed its process or hung, see ``compat.harness.isolation``); both raised in
-  the same category -> agree;
+  the same category -> agree, unless NumPy and the standard agree on the exception's class
+  there (compat.core.errortypes: IndexError, ValueError, TypeError) and the backend's is
+  another -> ``error`` with the class names as signature ("IndexError" -> "RuntimeError");
 - several results (parts) are compared one by one, an object's fields (finfo's) by name;
 - the dtype must be equal (a dtype alone, result_type's answer, too) -> ``dtype``;
 - the shape must be equal -> ``shape`` (values are not compared then);
@@ -49,7 +51,7 @@ from enum import Enum
 
 import numpy as np
 
-from compat.core import dtypes, ops
+from compat.core import dtypes, errortypes, ops
 from compat.core.outcome import Outcome, repr_scalar
 
 ACCURACY_ULPS = 4  # other operations that are not correctly rounded: the math libraries' usual bound
@@ -193,9 +195,19 @@ def compare_parts(expected: Outcome, actual: Outcome, allowed: Bound, exactness:
 def compare_errors(expected: Outcome, actual: Outcome) -> list[Mismatch]:
     want, got = expected.category, actual.category
     if want == got:
-        return []
+        return error_type_mismatch(expected, actual)
     kind = got if got in ("crash", "timeout") else "error"
     return [Mismatch(kind, want, got, f"{actual.describe()}; expected {expected.describe()}")]
+
+
+def error_type_mismatch(expected: Outcome, actual: Outcome) -> list[Mismatch]:
+    """Both raised in one category: where NumPy and the standard agree on the exception's class
+    (compat.core.errortypes), the backend's must be it or a subclass."""
+    wanted = errortypes.expected_type(expected.category, expected.error)
+    if wanted is None or actual.error is None or errortypes.conforms(actual.error, wanted):
+        return []
+    got = errortypes.error_name(actual.error)
+    return [Mismatch("error", wanted.__name__, got, f"{actual.describe()}; expected {expected.describe()}")]
 
 
 def compare_values(

@@ -18,6 +18,7 @@ class Role(Enum):
     FRAMEWORK = "another framework's derivatives (the gradient reference)"
     DEVICE = "the same backend on its reference device"
     MODE = "the same backend in eager mode"
+    PROMISE = "the answer the backend promises (an adapter fact: the order of -0 and +0 in maximum)"
     ITSELF = (
         "the same backend's own answer to the question, asked another way (its add's dtype for result_type)"
     )

@@ -123,6 +123,10 @@ def bound_of_itself(j: Judgement) -> None:
     j.exactness = Exactness.WITHIN_BOUND if accumulates else Exactness.COMPUTED
 
 
+def bit_for_bit(j: Judgement) -> None:
+    j.allowed, j.exactness = oracle.EXACT, Exactness.BITS
+
+
 def bound_of_program(j: Judgement) -> None:
     j.allowed, j.exactness = oracle.PROGRAM, Exactness.WITHIN_BOUND
 
@@ -191,6 +195,8 @@ STEPS: dict[Role, tuple[Callable[[Judgement], bool | None], ...]] = {
     Role.DEVICE: AGAINST_ITSELF,
     Role.MODE: AGAINST_ITSELF,
     Role.FINITE_DIFFERENCES: (expect, bound_of_program, compare, dtype_explains_values, misplaced),
+    # a promise of the backend's own (an adapter fact): its answer, bit for bit
+    Role.PROMISE: (expect, bit_for_bit, compare),
     # one answer against another of the same backend: nothing to settle or bound, only to compare
     Role.ITSELF: (expect, keep_unless_lost, compare),
     Role.FRAMEWORK: (

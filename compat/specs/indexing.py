@@ -232,6 +232,24 @@ def test_invalid_indices_raise(xp, data):
     xp.check("getitem", x, data.draw(invalid_indices(shape), label="index"))
 
 
+# Each kind of index NumPy refuses with IndexError, every run (a drawn one meets each kind only in
+# some): an integer past either end, an integer array with an entry past the end, more indices
+# than the rank (the standard's indexing.rst: "An IndexError exception must be raised").
+INVALID_INDEX_FORMS = [
+    (GRID.astype(np.int32), (3,)),
+    (GRID.astype(np.int32), (slice(None), -6)),
+    (LINE.astype(np.int32), (np.array([0, 5], dtype=np.intp),)),
+    (LINE.astype(np.int32), (0, 0)),
+    (GRID.astype(np.int32), (0, 0, 0)),
+]
+
+
+def test_every_invalid_index_kind_raises(xp):
+    """Out-of-range integers and integer arrays and too many indices raise IndexError, as in NumPy."""
+    for x, index in xp.sample(INVALID_INDEX_FORMS):
+        xp.check("getitem", x, index)
+
+
 WRITE_BOUNDS = {"in bounds": False, "out of bounds": True}
 
 

@@ -11,6 +11,7 @@ floats at every pair of the values around zero.
 """
 
 import numpy as np
+import pytest
 
 from compat.core import dtypes, ops, special_cases
 
@@ -86,3 +87,18 @@ def test_every_special_case_of_the_standard(xp):
     special-cases.toml), on operands that meet its condition: the result NumPy gives."""
     for op, dtype in xp.sample(SPECIAL_CASES, least=1):
         xp.check(op, *special_case_operands(op, dtype))
+
+
+def test_promised_order_of_signed_zeros(xp):
+    """Where a backend promises an order of -0 and +0 (``Adapter.zero_order``: IEEE 754-2019
+    maximum and minimum, -0 < +0), maximum and minimum of the two zeros give the ordered one in
+    both argument orders; the standard leaves the sign open, so NumPy (the second argument) is no
+    reference here."""
+    if not xp.backend.zero_order:
+        pytest.skip(f"{xp.backend.id} promises no order of -0 and +0")
+    for op, promised in xp.backend.zero_order.items():
+        for dtype in FLOATS:
+            first = np.array([-0.0, 0.0], dtype=dtypes.to_numpy(dtype))
+            xp.check_promise(
+                "zero_order", np.full(2, promised, dtype=first.dtype), op, first, first[::-1].copy()
+            )

@@ -35,6 +35,7 @@ from compat.adapters.broken.indexing import (
     OutOfBoundsIndicesClamped,
     OutOfBoundsWritesDropped,
     SetAtFirstWriteWins,
+    TooManyIndicesRaiseValueError,
 )
 from compat.adapters.broken.manipulation import ConcatenateKeepsTheFirstDtype
 from compat.adapters.broken.numerics import (
@@ -61,6 +62,7 @@ from compat.adapters.broken.sorting import ArgmaxLastOfTies, SortPutsNanFirst
 from compat.adapters.broken.special_cases import (
     Atan2OfZeroAndNegativeZero,
     CopysignIgnoresNegativeZero,
+    MaximumOfZerosByArgumentOrder,
     NegativeIsZeroMinusX,
     RemainderByInfinityIsNan,
     RoundOfSmallNegativeIsPositiveZero,
@@ -83,6 +85,7 @@ FAULTS = (
     OutOfBoundsWritesDropped,
     AddAtLastWriteWins,
     SetAtFirstWriteWins,
+    TooManyIndicesRaiseValueError,
     TanhGradientOffByOnePercent,
     GradientNotReducedOverBroadcast,
     Float64GradientsForFloat32,
@@ -108,6 +111,7 @@ FAULTS = (
     RoundOfSmallNegativeIsPositiveZero,
     RemainderByInfinityIsNan,
     Atan2OfZeroAndNegativeZero,
+    MaximumOfZerosByArgumentOrder,
 )  # every fault, by family: what python -m compat detect runs
 
 __all__ = ["FAULTS", "ResultFault", "with_values", *(fault.__name__ for fault in FAULTS)]

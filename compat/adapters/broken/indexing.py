@@ -6,6 +6,7 @@ import numpy as np
 
 from compat.adapters.broken.base import Catch, with_values
 from compat.adapters.numpy import NumpyAdapter
+from compat.core.outcome import Outcome
 
 
 class IndexItems:
@@ -186,4 +187,23 @@ class SetAtFirstWriteWins(NumpyAdapter):
             if values.ndim and values.shape[0] == index[0].shape[0]:
                 values = values[::-1]
             args = (x, reversed_index, values, *args[3:])
+        return super().call(op, args, kwargs, device)
+
+
+class TooManyIndicesRaiseValueError(NumpyAdapter):
+    """getitem: an index tuple longer than the array's rank raises ValueError where NumPy and
+    the standard (indexing.rst) raise IndexError; its message still reads as an index error, so
+    only the exception's class tells it (compat.core.errortypes)."""
+
+    name = "broken_too_many_indices_value_error"
+    family = "indexing"
+    catch = Catch("test_every_invalid_index_kind_raises", "getitem", "error")
+
+    def call(self, op, args, kwargs=None, device=None):
+        if op == "getitem" and isinstance(args[0], np.ndarray):
+            x, index = args[0], args[1]
+            items = IndexItems.of(index)
+            if sum(1 for item in items if item is not None and item is not Ellipsis) > x.ndim:
+                error = ValueError(f"index out of range: too many indices for an array of rank {x.ndim}")
+                return Outcome(error=error, error_category=self.classify(error))
         return super().call(op, args, kwargs, device)

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from compat.adapters.broken.base import Catch
+from compat.adapters.broken.base import Catch, with_values
 from compat.adapters.broken.numerics import FloatResultFault
+from compat.adapters.numpy import NumpyAdapter
 
 SIGNED_ZEROS = "test_signed_zeros_of_every_elementwise_function"
 
@@ -75,3 +76,23 @@ class Atan2OfZeroAndNegativeZero(FloatResultFault):
     def wrong_values(self, operands, values):
         y, x = operands
         return np.where((y == 0) & (x == 0), y, values)
+
+
+class MaximumOfZerosByArgumentOrder(NumpyAdapter):
+    """A backend that promises IEEE 754-2019's order of zeros in maximum and minimum (-0 < +0,
+    ``zero_order``, as JAX keeps it) whose kernel returns its first argument when the two compare
+    equal (``a >= b ? a : b``, torch's and TensorFlow's answer): maximum(-0.0, +0.0) is -0.0 and
+    minimum(+0.0, -0.0) is +0.0, so the answer depends on the order of the arguments."""
+
+    name = "broken_maximum_zero_order"
+    family = "special_cases"
+    catch = Catch("test_promised_order_of_signed_zeros", "maximum", "value", narrow="maximum")
+    zero_order = {"maximum": 0.0, "minimum": -0.0}
+
+    def call(self, op, args, kwargs=None, device=None):
+        outcome = super().call(op, args, kwargs, device)
+        if op not in self.zero_order or outcome.raised or outcome.values is None:
+            return outcome
+        first, second = (np.asarray(a) for a in args[:2])
+        ties = np.broadcast_to((first == 0) & (second == 0), outcome.values.shape)
+        return with_values(outcome, np.where(ties, np.broadcast_to(first, ties.shape), outcome.values))
