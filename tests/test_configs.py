@@ -137,3 +137,12 @@ def test_the_default_run_checks_each_share_config_on_the_families_it_changes():
     (explicit,) = select(next(iter(shared)), [])[0]
     assert explicit.share_families is None and outside_config(explicit, "indexing") is None
     assert share_of(explicit, None, "eager", None, 0.05) == 1.0
+
+
+def test_every_config_users_set_runs_in_the_default_run():
+    """Issue 32's acceptance: each config besides a backend's defaults is a share row of the
+    default run, on the families its survey showed it changes."""
+    for adapter in select(None, [])[0]:
+        kind = type(adapter)
+        assert set(kind.SHARE_CONFIGS) == set(kind.CONFIGS) - set(kind.DEFAULT_CONFIGS), kind.name
+        assert all(families for families in kind.SHARE_CONFIGS.values()), kind.name

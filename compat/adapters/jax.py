@@ -67,10 +67,11 @@ class JaxAdapter(Adapter):
     }
     DEFAULT_CONFIGS = ("x64", "x32")
     SHARE_CONFIGS = {  # in the default run (issue 32): the families whose rules each changes
-        # operators for rank_promotion=raise, and dtype_promotion=strict on promotion and operators,
-        # wait until their surveys' divergences are registered (the default run stays green)
-        "rank_promotion=raise": ("broadcasting",),
-        "rank_promotion=warn": ("broadcasting",),
+        # rank promotion: operands of unequal ranks broadcast (x + y of arrays, x op= y, x @ y too)
+        "rank_promotion=raise": ("broadcasting", "operators"),
+        "rank_promotion=warn": ("broadcasting",),  # computes as the default: a warning is no outcome
+        # strict: no implicit promotion between distinct dtypes, in functions and operators
+        "dtype_promotion=strict": ("promotion", "operators"),
     }
     MODES = {"eager": "op by op (jax.disable_jit)", "jit": "jax.jit of the whole call, operands traced"}
     DEFAULT_MODES = ("jit",)

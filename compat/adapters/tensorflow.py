@@ -112,9 +112,14 @@ class TensorflowAdapter(Adapter):
         "dtype_conversion_mode=safe": {**LEGACY, "dtype_conversion_mode": "safe"},
     }
     DEFAULT_CONFIGS = ("",)
-    # in the default run (issue 32) once their surveys' divergences are registered: "all" and
-    # "safe" change promotion and operators
-    SHARE_CONFIGS: dict = {}
+    SHARE_CONFIGS = {  # in the default run (issue 32): the families whose rules each changes
+        # the new type promotion: Python numbers as weak int32/float32 (so 32-bit default dtypes);
+        # operators, where and matmul promote as JAX ("all"), or refuse unsafe conversions ("safe")
+        "dtype_conversion_mode=all": ("promotion", "operators", "creation"),
+        "dtype_conversion_mode=safe": ("promotion", "operators", "creation"),
+        # Python floats enter as float32 (beside arrays, and in the arrays made from them)
+        "prefer_float32": ("promotion", "operators", "creation"),
+    }
     MODES = {
         "eager": "op by op",
         "function": "tf.function (a graph), operands as its arguments",

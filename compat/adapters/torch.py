@@ -171,10 +171,9 @@ class TorchAdapter(Adapter):
     plugin = TorchApu()  # compat's reference PrivateUse1 device, "apu" (compat/devices/torch_apu.cpp)
     # the default dtype users set (issue 32): Python floats and float factories give float64
     CONFIGS = {"": {}, "default_dtype=float64": {"default_dtype": "float64"}}
-    # in the default run (issue 32): the families whose rules it changes
-    # default_dtype=float64 changes creation and promotion: in the default run (issue 32) once its
-    # survey's divergences are registered
-    SHARE_CONFIGS: dict = {}
+    # in the default run (issue 32): the families whose rules it changes (the dtype of arrays made
+    # from Python floats or of no dtype asked for; integer-to-float functions)
+    SHARE_CONFIGS = {"default_dtype=float64": ("creation", "promotion")}
     MODES = {
         "eager": "op by op",
         "compile": "torch.compile(fullgraph=True, dynamic=True), shapes static, Python-number "
