@@ -53,6 +53,8 @@ class NumpyAdapter(Adapter):
         **{f"__i{name}__": f"ops.i{name}" for name in ("add", "sub", "mul", "truediv", "pow", "matmul")},
         # -- the fft extension (issue 33) --
         **{op: f"np.fft.{op}" for op in ops.select(group="fft")},
+        # -- interchange (issue 33): another backend's array, imported as it is --
+        "from_dlpack_of": "np.from_dlpack",
     }
 
     def preparation(self, op, args, kwargs):

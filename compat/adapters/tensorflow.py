@@ -102,6 +102,8 @@ class TensorflowAdapter(Adapter):
         },
         "fftshift": "tf.signal.fftshift",
         "ifftshift": "tf.signal.ifftshift",
+        # -- interchange (issue 33): TensorFlow imports a DLPack capsule, not an object --
+        "from_dlpack_of": "ops.from_dlpack_of",
     }
     CONFIGS = {
         "": LEGACY,
@@ -122,7 +124,10 @@ class TensorflowAdapter(Adapter):
     }
     DEFAULT_MODES = ("function", "xla")
     MODE_LIMITS = {
-        mode: {"from_dlpack": "DLPack hands over a concrete buffer: a symbolic tensor has none"}
+        mode: {
+            op: "DLPack hands over a concrete buffer: a symbolic tensor has none"
+            for op in ("from_dlpack", "from_dlpack_of")
+        }
         for mode in ("function", "xla")
     }
     POLICIES = {

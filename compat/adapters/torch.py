@@ -167,6 +167,8 @@ class TorchAdapter(Adapter):
         # the standard's sign of a complex number is x / |x|: torch.sgn (torch.sign refuses
         # complex and points there; on real and bool tensors the two are the same function)
         "sign": "torch.sgn",
+        # -- interchange (issue 33): another backend's array, imported as it is --
+        "from_dlpack_of": "torch.from_dlpack",
     }
     plugin = TorchApu()  # compat's reference PrivateUse1 device, "apu" (compat/devices/torch_apu.cpp)
     # the default dtype users set (issue 32): Python floats and float factories give float64
@@ -193,9 +195,10 @@ class TorchAdapter(Adapter):
         "lazy": {
             "hvp": "forward-mode AD (torch.func.jvp, make_dual) on lazy tensors segfaults, every time",
             "from_dlpack": DLPACK_TRACED,  # issue 31
+            "from_dlpack_of": DLPACK_TRACED,
         },
-        "compile": {"from_dlpack": DLPACK_TRACED},
-        "inductor": {"from_dlpack": DLPACK_TRACED},
+        "compile": {"from_dlpack": DLPACK_TRACED, "from_dlpack_of": DLPACK_TRACED},
+        "inductor": {"from_dlpack": DLPACK_TRACED, "from_dlpack_of": DLPACK_TRACED},
     }
 
     def context(self, mode="eager"):

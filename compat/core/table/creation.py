@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from compat.core.operation import MATRIX, Op, X, f32
+from compat.core.source import exported
 
 
 def stepped(start, stop=None, step=None, **_):
@@ -75,6 +76,12 @@ TABLE: tuple[Op, ...] = (
         static=(0, 1),
     ),
     _filled("from_dlpack", "(x)", "x through DLPack: the backend's array as NumPy's, and back", (MATRIX,)),
+    _filled(
+        "from_dlpack_of",
+        "(x, copy=None)",
+        "another backend's array x imported through DLPack (x.__dlpack__(copy=...)), every bit kept",
+        (exported("numpy", MATRIX),),
+    ),
     _filled("full", "(shape, fill_value, dtype=None)", "fill_value everywhere", ((2, 3), 2.5)),
     _filled("full_like", "(x, fill_value, dtype=None)", "fill_value in x's shape and dtype", (MATRIX, 2.5)),
     Op(
