@@ -57,6 +57,8 @@ class JaxAdapter(Adapter):
         **{op: f"jnp.fft.{op}" for op in ops.select(group="fft")},
         # -- interchange (issue 33): another backend's array, imported as it is --
         "from_dlpack_of": "jnp.from_dlpack",
+        "default_dtype": "ops.default_dtype",
+        "to_device": "ops.to_device",
     }
     CONFIGS = {
         "x64": {"x64": True},

@@ -55,6 +55,8 @@ class NumpyAdapter(Adapter):
         **{op: f"np.fft.{op}" for op in ops.select(group="fft")},
         # -- interchange (issue 33): another backend's array, imported as it is --
         "from_dlpack_of": "np.from_dlpack",
+        "default_dtype": "ops.default_dtype",
+        "to_device": "ops.to_device",
     }
 
     def preparation(self, op, args, kwargs):

@@ -104,6 +104,8 @@ class TensorflowAdapter(Adapter):
         "ifftshift": "tf.signal.ifftshift",
         # -- interchange (issue 33): TensorFlow imports a DLPack capsule, not an object --
         "from_dlpack_of": "ops.from_dlpack_of",
+        "default_dtype": unsupported("tf.experimental.numpy has no __array_namespace_info__"),
+        "to_device": unsupported("a tf.Tensor has no to_device method: tf.device scopes place it (copy_to)"),
     }
     CONFIGS = {
         "": LEGACY,

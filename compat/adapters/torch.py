@@ -169,6 +169,12 @@ class TorchAdapter(Adapter):
         "sign": "torch.sgn",
         # -- interchange (issue 33): another backend's array, imported as it is --
         "from_dlpack_of": "torch.from_dlpack",
+        "default_dtype": unsupported(
+            "torch has no __array_namespace_info__ (array_api_compat's torch namespace adds one; not installed)"
+        ),
+        "to_device": unsupported(
+            "a torch tensor has no to_device method: Tensor.to(device) is torch's (copy_to)"
+        ),
     }
     plugin = TorchApu()  # compat's reference PrivateUse1 device, "apu" (compat/devices/torch_apu.cpp)
     # the default dtype users set (issue 32): Python floats and float factories give float64

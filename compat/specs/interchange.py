@@ -9,6 +9,9 @@ NaN payloads, subnormals, infinities, the extremes), compared with the values th
 was given, bit for bit. Where a pair cannot cross (a dtype DLPack or one side has no code
 for), the error is recorded like any other outcome. Execution modes declare the import
 unsupported: a traced array has no buffer.
+
+Within a backend, ``to_device`` moves an array to each of its devices and back, every bit kept;
+and the inspection namespace's default dtypes are what the backend's own arrays get.
 """
 
 import ml_dtypes
@@ -115,3 +118,33 @@ def test_arrays_of_any_shape_cross_bit_for_bit(xp, data):
     copy = data.draw(st.sampled_from([None, True, False]), label="copy")
     x = exported(producer, data.draw(any_values(name, shape), label="x"), layout)
     xp.check_exact("from_dlpack_of", x, **({} if copy is None else {"copy": copy}))
+
+
+# each kind of default_dtypes() and a call that makes an array of that kind's default dtype
+DEFAULTS = {
+    "real floating": ("asarray", 1.0),
+    "integral": ("asarray", 1),
+    "complex floating": ("asarray", 1j),
+    "indexing": ("argmax", np.array([1, 3, 2], dtype=np.int8)),
+}
+
+
+@pytest.mark.parametrize("kind", list(DEFAULTS))
+def test_namespace_info_states_the_dtypes_the_backend_makes(xp, kind):
+    """__array_namespace_info__().default_dtypes()[kind] is the dtype the backend's own arrays get:
+    asarray of a Python float, int or complex, argmax's indices (reference itself:<call>)."""
+    xp.check_itself("default_dtype", kind, against=DEFAULTS[kind])
+
+
+@given(data=st.data())
+@examples(0.25)
+def test_to_device_and_back_keeps_every_bit(xp, data):
+    """x.to_device(d) for each device d the backend sees (compat's plug-in devices included; on
+    a device row, back to the default one) is the same array on d, every bit kept."""
+    xp.requires("to_device")
+    name = data.draw(st.sampled_from(dtypes.ALL), label="dtype")
+    x = data.draw(
+        any_values(name, hnp.array_shapes(min_dims=0, max_dims=2, min_side=0, max_side=3)), label="x"
+    )
+    for device in xp.backend.devices():
+        xp.check_exact("to_device", x, device)

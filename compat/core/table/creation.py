@@ -76,6 +76,16 @@ TABLE: tuple[Op, ...] = (
         static=(0, 1),
     ),
     _filled("from_dlpack", "(x)", "x through DLPack: the backend's array as NumPy's, and back", (MATRIX,)),
+    Op(
+        "to_device",
+        "(x, device)",
+        "placement",
+        "x.to_device(device): the array object's move to a device (the standard's method), every bit kept",
+        numpy="x.to_device('cpu')",
+        moves_to=1,
+        correctly_rounded=True,
+        example=(MATRIX, "the reference device"),
+    ),
     _filled(
         "from_dlpack_of",
         "(x, copy=None)",
