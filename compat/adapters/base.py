@@ -445,12 +445,16 @@ class Adapter:
         hands it to another backend's from_dlpack: ``export_dlpack``'s object."""
         on = self.placement_on(self.reference_device)  # TensorFlow would place it on a plug-in device
         with self.context(), self.device_scope(on):
-            array = self.from_numpy(value.base_values(), on)
+            array = self.made_for_export(value.base_values(), on)
             if value.layout == "transposed":
                 array = self.transposed(array)
             elif value.layout == "sliced":
                 array = array[::2]
             return self.export_dlpack(array)
+
+    def made_for_export(self, values: np.ndarray, device: str | None):
+        """This backend's array of ``values``, in memory of its own allocator (where it has one)."""
+        return self.from_numpy(values, device)
 
     def transposed(self, array):
         """The array with its axes reversed, as a view where the backend has views."""

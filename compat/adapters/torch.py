@@ -260,6 +260,10 @@ class TorchAdapter(Adapter):
 
         return run
 
+    def made_for_export(self, values, device):
+        # from_numpy's tensor shares a NumPy copy's memory; a clone is in torch's own (64-byte aligned)
+        return self.from_numpy(values, device).clone()
+
     def from_numpy(self, array, device):
         import torch
 

@@ -47,7 +47,8 @@ class Exported(np.ndarray):
     def base_values(self) -> np.ndarray:
         """What the producer makes before it lays the array out (its transpose, or a larger
         array whose every second row these values are), in memory that starts 16 bytes past a
-        64-byte boundary: all NumPy's allocator promises, and the same on every run."""
+        64-byte boundary: all NumPy's allocator promises, and the same on every run (NumPy's
+        producer hands these over; the others copy them into their own allocators' memory)."""
         values = np.asarray(self)
         if self.layout == "transposed":
             values = values.T
