@@ -38,7 +38,7 @@ import numpy as np
 from compat.core import cache, dtypes, ops
 from compat.core.outcome import Outcome
 from compat.core.programs import BoundProgram
-from compat.core.source import BackendArray, function_source
+from compat.core.source import BackendArray, Exported, function_source
 
 
 class AdapterError(Exception):
@@ -341,6 +341,8 @@ class Adapter:
             return value.prepare()
         if isinstance(value, dtypes.DType):  # a dtype asked about (result_type's arguments)
             return self.dtype(value)
+        if isinstance(value, Exported):  # another backend's array: it makes and exports it
+            return producer(self, value.producer).exported(value)
         if isinstance(value, np.ndarray):
             return self.from_numpy(np.asarray(value), device)
         if isinstance(value, tuple):
@@ -435,6 +437,33 @@ class Adapter:
         if isinstance(error, ValueError):
             return "value"
         return "other"
+
+    # -- interchange ---------------------------------------------------------------
+    def exported(self, value: Exported):
+        """This backend's array of ``value`` (eager, on its default device), laid out as
+        ``value.layout`` says (its transpose, every second row of a larger array), as it
+        hands it to another backend's from_dlpack: ``export_dlpack``'s object."""
+        on = self.placement_on(self.reference_device)  # TensorFlow would place it on a plug-in device
+        with self.context(), self.device_scope(on):
+            array = self.made_for_export(value.base_values(), on)
+            if value.layout == "transposed":
+                array = self.transposed(array)
+            elif value.layout == "sliced":
+                array = array[::2]
+            return self.export_dlpack(array)
+
+    def made_for_export(self, values: np.ndarray, device: str | None):
+        """This backend's array of ``values``, in memory of its own allocator (where it has one)."""
+        return self.from_numpy(values, device)
+
+    def transposed(self, array):
+        """The array with its axes reversed, as a view where the backend has views."""
+        return array.T
+
+    def export_dlpack(self, array):
+        """What this backend hands to a consumer's from_dlpack: by default the array itself,
+        whose ``__dlpack__`` (copy=, max_version= as the consumer asks) is the backend's export."""
+        return array
 
     # -- devices -------------------------------------------------------------------
     def devices(self) -> list[str]:
@@ -532,3 +561,19 @@ def is_compat_function(value) -> bool:
     return isinstance(inspect.unwrap(value), types.FunctionType) and getattr(
         value, "__module__", ""
     ).startswith("compat.")
+
+
+_PRODUCERS: dict[str, Adapter] = {}
+
+
+def producer(consumer: Adapter, name: str) -> Adapter:
+    """The adapter that makes an array of backend ``name`` for ``consumer`` to import: the
+    consumer itself for its own name (a broken adapter exports its own way), else compat's
+    built-in backend of that name in its first default config."""
+    if name == consumer.name:
+        return consumer
+    if name not in _PRODUCERS:
+        from compat.adapters import resolve  # the discovery module imports this one
+
+        _PRODUCERS[name] = resolve(name)[0]
+    return _PRODUCERS[name]

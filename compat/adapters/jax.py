@@ -55,6 +55,10 @@ class JaxAdapter(Adapter):
         "from_dlpack": "ops.from_dlpack",
         # -- the fft extension (issue 33) --
         **{op: f"jnp.fft.{op}" for op in ops.select(group="fft")},
+        # -- interchange (issue 33): another backend's array, imported as it is --
+        "from_dlpack_of": "jnp.from_dlpack",
+        "default_dtype": "ops.default_dtype",
+        "to_device": "ops.to_device",
     }
     CONFIGS = {
         "x64": {"x64": True},
@@ -75,7 +79,12 @@ class JaxAdapter(Adapter):
     }
     MODES = {"eager": "op by op (jax.disable_jit)", "jit": "jax.jit of the whole call, operands traced"}
     DEFAULT_MODES = ("jit",)
-    MODE_LIMITS = {"jit": {"from_dlpack": "DLPack hands over a concrete buffer: a traced array has none"}}
+    MODE_LIMITS = {
+        "jit": {
+            op: "DLPack hands over a concrete buffer: a traced array has none"
+            for op in ("from_dlpack", "from_dlpack_of")
+        }
+    }
     POLICIES = {
         "default_matmul_precision(bfloat16)": "jax.default_matmul_precision: matmuls and convolutions "
         "with bfloat16 operands (one pass) where the hardware has them"

@@ -76,3 +76,15 @@ def from_dlpack(x):
     # the array as NumPy imports it through DLPack, and NumPy's copy as JAX imports it (a copy:
     # NumPy exports a read-only array, as JAX's are, only to a consumer that asks for DLPack 1.0)
     return jnp.from_dlpack(np.from_dlpack(x).copy())
+
+
+# -- interchange (issue 33) --
+def default_dtype(kind):
+    """The default dtype of ``kind`` ('real floating', 'integral', 'complex floating', 'indexing')
+    that the inspection namespace states, for the default device."""
+    return jnp.__array_namespace_info__().default_dtypes()[kind]
+
+
+def to_device(x, device):
+    platform, _, number = device.partition(":")
+    return x.to_device(jax.devices(platform)[int(number or 0)])

@@ -303,3 +303,14 @@ def imatmul(x1, x2):
     x = in_place_target(np.matmul, x1, x2)
     x @= x2
     return x
+
+
+# -- interchange (issue 33) --
+def default_dtype(kind):
+    """The default dtype of ``kind`` ('real floating', 'integral', 'complex floating', 'indexing')
+    that the inspection namespace states, for the default device."""
+    return np.__array_namespace_info__().default_dtypes()[kind]
+
+
+def to_device(x, device):  # NumPy's one device is "cpu", whatever compat names it
+    return x.to_device("cpu")

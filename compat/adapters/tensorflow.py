@@ -102,6 +102,10 @@ class TensorflowAdapter(Adapter):
         },
         "fftshift": "tf.signal.fftshift",
         "ifftshift": "tf.signal.ifftshift",
+        # -- interchange (issue 33): TensorFlow imports a DLPack capsule, not an object --
+        "from_dlpack_of": "ops.from_dlpack_of",
+        "default_dtype": unsupported("tf.experimental.numpy has no __array_namespace_info__"),
+        "to_device": unsupported("a tf.Tensor has no to_device method: tf.device scopes place it (copy_to)"),
     }
     CONFIGS = {
         "": LEGACY,
@@ -127,7 +131,10 @@ class TensorflowAdapter(Adapter):
     }
     DEFAULT_MODES = ("function", "xla")
     MODE_LIMITS = {
-        mode: {"from_dlpack": "DLPack hands over a concrete buffer: a symbolic tensor has none"}
+        mode: {
+            op: "DLPack hands over a concrete buffer: a symbolic tensor has none"
+            for op in ("from_dlpack", "from_dlpack_of")
+        }
         for mode in ("function", "xla")
     }
     POLICIES = {

@@ -165,3 +165,11 @@ def from_dlpack(x):
 def vecdot(x1, x2, axis=-1):
     # tnp has no vecdot: the conjugated products, broadcast, summed along axis
     return tnp.sum(tnp.conj(x1) * x2, axis=axis)
+
+
+# -- interchange (issue 33) --
+def from_dlpack_of(x, copy=None):
+    """Another backend's array x imported as the standard's from_dlpack does: x.__dlpack__()
+    (copy= as the caller asks it) gives the capsule that tf.experimental.dlpack.from_dlpack
+    takes; TensorFlow reads the unversioned capsule only, so no max_version is asked for."""
+    return tf.experimental.dlpack.from_dlpack(x.__dlpack__(**({} if copy is None else {"copy": copy})))

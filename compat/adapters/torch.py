@@ -167,6 +167,14 @@ class TorchAdapter(Adapter):
         # the standard's sign of a complex number is x / |x|: torch.sgn (torch.sign refuses
         # complex and points there; on real and bool tensors the two are the same function)
         "sign": "torch.sgn",
+        # -- interchange (issue 33): another backend's array, imported as it is --
+        "from_dlpack_of": "torch.from_dlpack",
+        "default_dtype": unsupported(
+            "torch has no __array_namespace_info__ (array_api_compat's torch namespace adds one; not installed)"
+        ),
+        "to_device": unsupported(
+            "a torch tensor has no to_device method: Tensor.to(device) is torch's (copy_to)"
+        ),
     }
     plugin = TorchApu()  # compat's reference PrivateUse1 device, "apu" (compat/devices/torch_apu.cpp)
     # the default dtype users set (issue 32): Python floats and float factories give float64
@@ -192,9 +200,10 @@ class TorchAdapter(Adapter):
         "lazy": {
             "hvp": "forward-mode AD (torch.func.jvp, make_dual) on lazy tensors segfaults, every time",
             "from_dlpack": DLPACK_TRACED,  # issue 31
+            "from_dlpack_of": DLPACK_TRACED,
         },
-        "compile": {"from_dlpack": DLPACK_TRACED},
-        "inductor": {"from_dlpack": DLPACK_TRACED},
+        "compile": {"from_dlpack": DLPACK_TRACED, "from_dlpack_of": DLPACK_TRACED},
+        "inductor": {"from_dlpack": DLPACK_TRACED, "from_dlpack_of": DLPACK_TRACED},
     }
 
     def context(self, mode="eager"):
@@ -249,6 +258,10 @@ class TorchAdapter(Adapter):
                 return compiled(*operands)
 
         return run
+
+    def made_for_export(self, values, device):
+        # from_numpy's tensor shares a NumPy copy's memory; a clone is in torch's own (64-byte aligned)
+        return self.from_numpy(values, device).clone()
 
     def from_numpy(self, array, device):
         import torch

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from compat.core import dtypes, ops
-from compat.core.source import BackendArray, array_source, index_source, value_source
+from compat.core.source import BackendArray, Exported, array_source, index_source, value_source
 
 
 @dataclass(frozen=True)
@@ -29,7 +29,10 @@ class Case:
         a dtype asked for is one too ('float64,dtype=float16': a conversion is its pair of dtypes)."""
         index_arg = ops.get(self.op).index_arg
         tags = [index_tag(a) if i == index_arg else tag(a) for i, a in enumerate(self.args)]
-        return ",".join(tags + ([f"dtype={self.kwargs['dtype']}"] if "dtype" in self.kwargs else []))
+        tags += [f"dtype={self.kwargs['dtype']}"] if "dtype" in self.kwargs else []
+        if any(isinstance(a, Exported) for a in self.args) and "copy" in self.kwargs:
+            tags.append(f"copy={self.kwargs['copy']}")  # what the import asked the producer for
+        return ",".join(tags)
 
     def arrays(self) -> dict[str, np.ndarray]:
         return {f"x{i}": a for i, a in enumerate(self.args) if isinstance(a, np.ndarray)}
@@ -105,6 +108,8 @@ def index_tag(index) -> str:
 
 
 def tag(value) -> str:
+    if isinstance(value, Exported):  # the producer and its layout are part of what an import keeps or loses
+        return f"{value.producer}:{value.dtype.name}:{value.layout}"
     if isinstance(value, np.ndarray):
         return value.dtype.name
     if isinstance(value, dtypes.DType):  # a dtype asked about: tagged as an array of it is

@@ -18,13 +18,14 @@ from compat.core import ops
 from compat.core.case import Case
 from compat.core.dtypes import DType
 from compat.core.programs import Node, Program
-from compat.core.source import backend_array
+from compat.core.source import backend_array, exported
 
 # what value_source and array_source write, and nothing else
 NAMES = {
     "np": np,
     "ml_dtypes": ml_dtypes,
     "backend_array": backend_array,
+    "exported": exported,  # another backend's array, handed over through DLPack
     "dtype": DType,  # a dtype as an argument (result_type's)
     "__builtins__": {"float": float, "complex": complex, "slice": slice, "Ellipsis": Ellipsis},
 }

@@ -27,6 +27,52 @@ def backend_array(values) -> BackendArray:
     return np.asarray(values).view(BackendArray)
 
 
+# how a producer lays its array out before it exports it (interchange): as made, its transpose
+# (strides reversed), every second row of a larger array (a stride of two rows)
+LAYOUTS = ("contiguous", "transposed", "sliced")
+
+
+class Exported(np.ndarray):
+    """The values of an array that another backend (``producer``) makes and exports through
+    DLPack, laid out as ``layout`` says: the adapter that meets one hands over the producer's
+    array, not its own. The NumPy values are what the array holds, element for element."""
+
+    producer: str = ""
+    layout: str = "contiguous"
+
+    def __array_finalize__(self, obj) -> None:
+        self.producer = getattr(obj, "producer", "")
+        self.layout = getattr(obj, "layout", "contiguous")
+
+    def base_values(self) -> np.ndarray:
+        """What the producer makes before it lays the array out (its transpose, or a larger
+        array whose every second row these values are), in memory that starts 16 bytes past a
+        64-byte boundary: all NumPy's allocator promises, and the same on every run (NumPy's
+        producer hands these over; the others copy them into their own allocators' memory)."""
+        values = np.asarray(self)
+        if self.layout == "transposed":
+            values = values.T
+        elif self.layout == "sliced":
+            larger = np.zeros((2 * values.shape[0], *values.shape[1:]), dtype=values.dtype)
+            larger[::2] = values
+            larger[1::2] = values[::-1]  # rows between that differ from their neighbours
+            values = larger
+        memory = np.zeros(values.nbytes + 128, dtype=np.uint8)
+        start = -memory.ctypes.data % 64 + 16
+        placed = memory[start : start + values.nbytes].view(values.dtype).reshape(values.shape)
+        placed[...] = values
+        return placed
+
+
+def exported(producer: str, values, layout: str = "contiguous") -> Exported:
+    """``values`` as ``producer``'s array, laid out as ``layout`` (one of LAYOUTS), to export."""
+    if layout not in LAYOUTS:
+        raise ValueError(f"layout {layout!r} is not one of {LAYOUTS}")
+    array = np.array(values).view(Exported)
+    array.producer, array.layout = producer, layout
+    return array
+
+
 def slice_source(item: slice) -> str:
     text = ":".join("" if v is None else repr(v) for v in (item.start, item.stop))
     return text + (f":{item.step!r}" if item.step is not None else "")
@@ -77,6 +123,8 @@ def value_source(value) -> str:
 
 
 def array_source(array: np.ndarray) -> str:
+    if isinstance(array, Exported):
+        return f"exported({array.producer!r}, {array_source(np.asarray(array))}, {array.layout!r})"
     name = array.dtype.name
     dtype = "ml_dtypes.bfloat16" if name == "bfloat16" else f"np.{name}"
     if name in dtypes.REAL_FLOAT and has_nan_payload(array):

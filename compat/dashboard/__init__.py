@@ -55,6 +55,7 @@ from compat.dashboard.pages import (
     devices,
     divergence,
     history,
+    interchange,
     matrix,
     modes,
     promotion,
@@ -83,6 +84,7 @@ def draw(dash: Context) -> None:
     divergence.divergence_pages(dash)
     promotion.promotion(dash)
     special_cases.special_cases(dash)
+    interchange.interchange(dash)
     surveys.surveys(dash)
     accuracy.accuracy(dash)
     devices.devices(dash)

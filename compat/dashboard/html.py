@@ -37,6 +37,7 @@ NAV = (
     ("index.html", "Matrix"),
     ("coverage.html", "Coverage"),
     ("special-cases.html", "Special cases"),
+    ("interchange.html", "Interchange"),
     ("versions.html", "Versions"),
     ("promotion.html", "Promotion"),
     ("surveys.html", "Surveys"),

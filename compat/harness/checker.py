@@ -45,6 +45,7 @@ class Session:
     isolation: Isolation = field(default_factory=Isolation)  # child processes outlive one spec
     note: Note | None = None  # the call in flight, for whoever watches this process
     seed: int = 0  # of faults and of exhaustive-table samples
+    producers: tuple[str, ...] | None = None  # compat's built-in backends checked: whose arrays rows import
 
 
 def own_answer(checker: Checker, op: str, *args, against: tuple) -> Outcome:

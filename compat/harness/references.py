@@ -3,10 +3,14 @@ each gives its outcome of a case through the checker's runner (compat.harness.ru
 
 from __future__ import annotations
 
+import numpy as np
+
 from compat.adapters import Adapter
 from compat.adapters.numpy_fd import FiniteDifferences
+from compat.core import dtypes
 from compat.core.case import Case
 from compat.core.outcome import Outcome
+from compat.core.source import Exported
 from compat.judge.accurate import accurate
 from compat.judge.gradients import gradient_tolerance
 from compat.judge.reference import Role
@@ -26,6 +30,10 @@ class NumPy:
         return self.adapter.id
 
     def outcome(self, case: Case) -> Outcome:
+        handed = [a for a in case.args if isinstance(a, Exported)]
+        if handed:  # another backend's array imported: NumPy's answer is the array's own values
+            values = np.asarray(handed[0]).copy()
+            return Outcome(values=values, dtype=dtypes.name_of(values.dtype), shape=values.shape)
         return accurate(self.adapter, case, self.runner.call(self.adapter, case))
 
 

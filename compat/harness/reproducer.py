@@ -12,11 +12,12 @@ from __future__ import annotations
 import numpy as np
 
 from compat.adapters import Adapter
+from compat.adapters.base import producer
 from compat.core import ops
 from compat.core.case import Case
 from compat.core.dtypes import DType
-from compat.core.source import BackendArray, array_source, backend_array, index_source, value_source
-from compat.harness.references import InMode, OnDevice, OwnAnswer, Promised
+from compat.core.source import BackendArray, Exported, array_source, backend_array, index_source, value_source
+from compat.harness.references import InMode, NumPy, OnDevice, OwnAnswer, Promised
 from compat.judge.reference import Reference
 
 SHOW = """
@@ -53,8 +54,13 @@ def reproducer(
     """A snippet printing both sides of a divergence. A call in an execution mode besides
     eager goes through compat's adapter (``call(..., mode=)``), which traces exactly the
     operands the harness traced; its eager side too, when that is the reference."""
+    # another backend's array (interchange): compat's adapter of its producer makes and exports
+    # it, and NumPy's answer is the values exported, printed
+    handed = any(isinstance(a, Exported) for a in case.args)
     native = is_native(backend) and mode == "eager"
-    if isinstance(reference, InMode) or (isinstance(reference, (OnDevice, OwnAnswer)) and not native):
+    if handed and isinstance(reference, NumPy):
+        sides = []
+    elif isinstance(reference, InMode) or (isinstance(reference, (OnDevice, OwnAnswer)) and not native):
         sides = []  # the reference side runs through compat's adapter too, in the same mode
     elif isinstance(reference, Promised):
         sides = []  # a promise has no call: its answer is printed
@@ -81,12 +87,16 @@ def reproducer(
         lines.append("from compat.adapters import backend_array, load_adapter")
         if any(isinstance(a, DType) for a in case.args):  # how records write a dtype argument
             lines.append("from compat.core.dtypes import DType as dtype")
+    if handed:  # how records write another backend's array, and its producer's adapter
+        lines += [line for line in HANDED if line not in lines]
     lines.append("")
     for asked in [case] + ([reference.question] if isinstance(reference, OwnAnswer) else []):
         lines += [f"{name} = {source}" for name, source in asked.inputs_source().items()]
     lines.append(SHOW)
     if isinstance(reference, Promised):  # the reference's line first, as every side's order has it
         lines.append(f"print({'promised (' + reference.fact + '):'!r}, {reference.promised.describe()!r})")
+    if handed and isinstance(reference, NumPy):
+        lines.append(f"print('the values exported:', {reference.outcome(case).describe()!r})")
     for adapter, on, asked in sides:
         definition, expression = native_call(asked, adapter, on)
         lines += definition
@@ -129,6 +139,9 @@ def reproducer(
     return "\n".join(lines) + "\n"
 
 
+HANDED = ["from compat.adapters import load_adapter", "from compat.core.source import exported"]
+
+
 def label(adapter: Adapter) -> str:
     return f"{adapter.id} {adapter.version()}"
 
@@ -137,6 +150,10 @@ def native_call(case: Case, adapter: Adapter, device: str | None = None) -> tupl
     """(definition lines, expression) computing the case with the adapter's framework on ``device``."""
 
     def convert(value, i=None):
+        if isinstance(
+            value, Exported
+        ):  # made and exported by its producer's adapter, as Adapter.convert does
+            return f"load_adapter({producer(adapter, value.producer).selector!r}).exported(x{i})"
         if isinstance(value, DType):
             return adapter.dtype_source(value)
         if isinstance(value, BackendArray):

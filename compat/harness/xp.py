@@ -11,6 +11,7 @@ from collections.abc import Iterator
 import pytest
 from hypothesis import Phase, settings
 
+from compat import adapters
 from compat.adapters import patches
 from compat.core.row import Row
 from compat.core.strategies import FULL_SIZE_PROFILES
@@ -64,6 +65,22 @@ def pytest_generate_tests(metafunc):
     metafunc.parametrize("xp", params, indirect=True)
 
 
+def builtin_backends(session_adapters) -> tuple[str, ...]:
+    """compat's built-in backends among the session's adapters: the producers whose arrays every
+    row imports (interchange), besides its own (a broken adapter's arrays go to itself only,
+    so that its control row never meets its fault)."""
+    builtin = adapters.registered()
+    return tuple(
+        sorted(
+            {
+                a.name
+                for a in session_adapters
+                if builtin.get(a.name) == f"{type(a).__module__}:{type(a).__qualname__}"
+            }
+        )
+    )
+
+
 def param(row: Row, marks=()):
     """An xp param: the row, its text as the pytest id (node ids name rows as records do)."""
     return pytest.param(row, id=str(row), marks=marks)
@@ -90,6 +107,8 @@ def xp(request) -> Iterator[Checker]:
         casualty=casualties.find(compat.run_directory, request.node.nodeid),
         table_share=table_share_of(request.node),
     )
+    if compat.checkers.producers is None:
+        compat.checkers.producers = builtin_backends(compat.adapters)
     if fault is None:
         yield checker
         return

@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from compat.core.row import EAGER, Row
-from compat.results import aggregate, special_cases_table
+from compat.results import aggregate, interchange_table, special_cases_table
 from compat.results import coverage as standard_coverage
 from compat.results import records as records_module
 from compat.results.records import Divergence, Run
@@ -211,6 +211,7 @@ def text_report(run: Run, registry: Registry, every: bool = False) -> str:
             out.append("  CPU fallback: " + ", ".join(f"{op} x{ops[op]['fallback']}" for op in fell_back))
     out += class_coverage_lines(run)
     out += special_case_lines(run)
+    out += interchange_lines(run)
     differences = aggregate.promotion_differences(run.divergences)
     if differences:
         out += ["", "promotion: result dtypes that differ from NumPy"]
@@ -241,6 +242,19 @@ def special_case_lines(run: Run) -> list[str]:
         "",
         "special cases that differ:",
         *special_cases_table.details(run),
+    ]
+
+
+def interchange_lines(run: Run) -> list[str]:
+    """Producer x consumer rows of arrays moved through DLPack (compat.results.interchange_table)."""
+    headers, body = interchange_table.rows_and_columns(run)
+    if not body:
+        return []
+    return [
+        "",
+        "interchange (DLPack, every dtype x layout x copy=; producer x consuming row): = every crossing "
+        "kept dtype, shape and every bit; known:n / new:n crossings that did not; - not checked",
+        table(headers, body),
     ]
 
 

@@ -37,6 +37,7 @@ from compat.adapters.broken.indexing import (
     SetAtFirstWriteWins,
     TooManyIndicesRaiseValueError,
 )
+from compat.adapters.broken.interchange import DlpackExportLosesNegativeZeroInBfloat16
 from compat.adapters.broken.manipulation import ConcatenateKeepsTheFirstDtype
 from compat.adapters.broken.numerics import (
     LogOfZeroIsNan,
@@ -112,6 +113,7 @@ FAULTS = (
     RemainderByInfinityIsNan,
     Atan2OfZeroAndNegativeZero,
     MaximumOfZerosByArgumentOrder,
+    DlpackExportLosesNegativeZeroInBfloat16,
 )  # every fault, by family: what python -m compat detect runs
 
 __all__ = ["FAULTS", "ResultFault", "with_values", *(fault.__name__ for fault in FAULTS)]

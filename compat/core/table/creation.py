@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from compat.core.operation import MATRIX, Op, X, f32
+from compat.core.source import exported
 
 
 def stepped(start, stop=None, step=None, **_):
@@ -75,6 +76,22 @@ TABLE: tuple[Op, ...] = (
         static=(0, 1),
     ),
     _filled("from_dlpack", "(x)", "x through DLPack: the backend's array as NumPy's, and back", (MATRIX,)),
+    Op(
+        "to_device",
+        "(x, device)",
+        "placement",
+        "x.to_device(device): the array object's move to a device (the standard's method), every bit kept",
+        numpy="x.to_device('cpu')",
+        moves_to=1,
+        correctly_rounded=True,
+        example=(MATRIX, "the reference device"),
+    ),
+    _filled(
+        "from_dlpack_of",
+        "(x, copy=None)",
+        "another backend's array x imported through DLPack (x.__dlpack__(copy=...)), every bit kept",
+        (exported("numpy", MATRIX),),
+    ),
     _filled("full", "(shape, fill_value, dtype=None)", "fill_value everywhere", ((2, 3), 2.5)),
     _filled("full_like", "(x, fill_value, dtype=None)", "fill_value in x's shape and dtype", (MATRIX, 2.5)),
     Op(

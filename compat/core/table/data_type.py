@@ -53,4 +53,11 @@ TABLE: tuple[Op, ...] = (
         "whether dtype is of kind: a dtype, a kind ('signed integer', 'real floating', ...) or a tuple of them",
         (DType("int8"), "signed integer"),
     ),
+    # -- interchange (issue 33): what the inspection namespace says the backend makes --
+    _question(
+        "default_dtype",
+        "(kind)",
+        "__array_namespace_info__().default_dtypes()[kind]: the dtype the namespace says it makes for a kind",
+        ("real floating",),
+    ),
 )

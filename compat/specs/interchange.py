@@ -1,0 +1,150 @@
+"""Interchange: arrays moved between backends through DLPack keep every bit.
+
+Each row is a consumer: its ``from_dlpack`` (the table's ``from_dlpack_of``) imports an array
+that a producer made and exported (``x.__dlpack__``, with ``copy=`` as the consumer asks it)
+— every backend the session checks, the row's own included (``producers(xp)``), each eager on
+its default device. The result must keep the dtype, the shape, the element order of a
+producer's transposed or sliced view (what its strides mean), and every bit (signed zeros,
+NaN payloads, subnormals, infinities, the extremes), compared with the values the producer
+was given, bit for bit. Where a pair cannot cross (a dtype DLPack or one side has no code
+for), the error is recorded like any other outcome. Execution modes declare the import
+unsupported: a traced array has no buffer.
+
+Within a backend, ``to_device`` moves an array to each of its devices and back, every bit kept;
+and the inspection namespace's default dtypes are what the backend's own arrays get.
+"""
+
+import ml_dtypes
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+from compat.core import dtypes
+from compat.core.source import LAYOUTS, exported
+from compat.core.strategies import examples, one_example_on_modes_and_devices
+
+pytestmark = one_example_on_modes_and_devices()
+
+# the layouts and copy= requests of the table: each layout as the consumer asks by default, and a
+# copy asked for and refused where no view is involved and where one is
+FORMS = (
+    ("contiguous", None),
+    ("contiguous", True),
+    ("contiguous", False),
+    ("transposed", None),
+    ("transposed", False),
+    ("sliced", None),
+)
+
+
+def producers(xp) -> list[str]:
+    """The backends whose arrays this row imports: its own, and compat's others in the session."""
+    return list(dict.fromkeys([xp.backend.name, *(xp.session.producers or ())]))
+
+
+def edge_values(name: str) -> np.ndarray:
+    """Values that carry every bit of the dtype: both zeros, NaNs with a sign and a payload,
+    the smallest subnormal, infinities, the extremes (ints: the limits, 0 and -1)."""
+    dtype = dtypes.to_numpy(name)
+    if name == "bool":
+        return np.array([True, False, False, True, True, False], dtype=dtype)
+    if name in dtypes.INTEGER:
+        info = np.iinfo(dtype)
+        return np.array([info.min, info.max, 0, 1, info.max // 3, info.min // 7], dtype=dtype)
+    if name in dtypes.COMPLEX:
+        real = edge_values({"complex64": "float32", "complex128": "float64"}[name])
+        return (real + 1j * real[::-1]).astype(dtype)
+    finfo = ml_dtypes.finfo(dtype)  # NumPy's finfo does not know bfloat16
+    unsigned = np.dtype(f"uint{8 * dtype.itemsize}")
+    nan = np.array(np.nan, dtype=dtype).view(unsigned)
+    payloads = np.array([nan | 1, nan | np.array(1 << (8 * dtype.itemsize - 1), unsigned)], unsigned)
+    values = np.array(
+        [-0.0, 0.0, np.inf, -np.inf, finfo.max, -finfo.max, finfo.smallest_subnormal, -finfo.tiny, 1.0, 0.0],
+        dtype=dtype,
+    )
+    return np.concatenate([values, payloads.view(dtype)])
+
+
+def laid_out(values: np.ndarray, layout: str) -> np.ndarray:
+    """The values in a shape the layout takes: a matrix to transpose, rows to slice."""
+    return values.reshape(2, -1) if layout != "contiguous" else values
+
+
+def test_every_producer_dtype_and_layout_keeps_every_bit(xp):
+    """from_dlpack of each producer's array of every dtype, as made, transposed and sliced, with
+    copy= None, True and False: the same dtype, shape, element order and bits as the values the
+    producer made it of."""
+    xp.requires("from_dlpack_of")  # an execution mode has no buffer to import
+    if xp.device is not None:
+        pytest.skip("from_dlpack keeps the producer's device (the standard): the producers are on theirs")
+    table = [
+        (producer, name, layout, copy)
+        for producer in producers(xp)
+        for name in dtypes.ALL
+        for layout, copy in FORMS
+    ]
+    for producer, name, layout, copy in xp.sample(table, least=len(dtypes.ALL)):
+        x = exported(producer, laid_out(edge_values(name), layout), layout)
+        xp.check_exact("from_dlpack_of", x, **({} if copy is None else {"copy": copy}))
+
+
+def any_values(name: str, shape) -> st.SearchStrategy[np.ndarray]:
+    """Every value of the dtype (NaNs, infinities, subnormals, both zeros), any shape."""
+    if name == "bfloat16":
+        return hnp.arrays(np.float32, shape, elements=st.floats(width=32)).map(
+            lambda a: a.astype(dtypes.to_numpy("bfloat16"))
+        )
+    return hnp.arrays(dtypes.to_numpy(name), shape)
+
+
+@examples(0.25)
+@given(data=st.data())
+def test_arrays_of_any_shape_cross_bit_for_bit(xp, data):
+    """Any producer's array of any dtype and shape (0-d and size-0 included; a transpose or a
+    slice of two dimensions), imported with a drawn copy=, is the same array, bit for bit."""
+    xp.requires("from_dlpack_of")  # an execution mode has no buffer to import
+    if xp.device is not None:
+        pytest.skip("from_dlpack keeps the producer's device (the standard): the producers are on theirs")
+    producer = data.draw(st.sampled_from(producers(xp)), label="producer")
+    name = data.draw(st.sampled_from(dtypes.ALL), label="dtype")
+    layout = data.draw(st.sampled_from(LAYOUTS), label="layout")
+    shape = (
+        data.draw(hnp.array_shapes(min_dims=0, max_dims=3, min_side=0, max_side=3), label="shape")
+        if layout == "contiguous"
+        else data.draw(hnp.array_shapes(min_dims=2, max_dims=2, min_side=0, max_side=4), label="shape")
+    )
+    copy = data.draw(st.sampled_from([None, True, False]), label="copy")
+    x = exported(producer, data.draw(any_values(name, shape), label="x"), layout)
+    xp.check_exact("from_dlpack_of", x, **({} if copy is None else {"copy": copy}))
+
+
+# each kind of default_dtypes() and a call that makes an array of that kind's default dtype
+DEFAULTS = {
+    "real floating": ("asarray", 1.0),
+    "integral": ("asarray", 1),
+    "complex floating": ("asarray", 1j),
+    "indexing": ("argmax", np.array([1, 3, 2], dtype=np.int8)),
+}
+
+
+@pytest.mark.parametrize("kind", list(DEFAULTS))
+def test_namespace_info_states_the_dtypes_the_backend_makes(xp, kind):
+    """__array_namespace_info__().default_dtypes()[kind] is the dtype the backend's own arrays get:
+    asarray of a Python float, int or complex, argmax's indices (reference itself:<call>)."""
+    xp.check_itself("default_dtype", kind, against=DEFAULTS[kind])
+
+
+@given(data=st.data())
+@examples(0.25)
+def test_to_device_and_back_keeps_every_bit(xp, data):
+    """x.to_device(d) for each device d the backend sees (compat's plug-in devices included; on
+    a device row, back to the default one) is the same array on d, every bit kept."""
+    xp.requires("to_device")
+    name = data.draw(st.sampled_from(dtypes.ALL), label="dtype")
+    x = data.draw(
+        any_values(name, hnp.array_shapes(min_dims=0, max_dims=2, min_side=0, max_side=3)), label="x"
+    )
+    for device in xp.backend.devices():
+        xp.check_exact("to_device", x, device)
