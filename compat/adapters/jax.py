@@ -55,6 +55,8 @@ class JaxAdapter(Adapter):
         "from_dlpack": "ops.from_dlpack",
         # -- the fft extension (issue 33) --
         **{op: f"jnp.fft.{op}" for op in ops.select(group="fft")},
+        # -- the linalg extension (issue 33) --
+        **{op: f"jnp.linalg.{op}" for op in ops.extension("linalg")},
     }
     CONFIGS = {
         "x64": {"x64": True},

@@ -53,6 +53,8 @@ class NumpyAdapter(Adapter):
         **{f"__i{name}__": f"ops.i{name}" for name in ("add", "sub", "mul", "truediv", "pow", "matmul")},
         # -- the fft extension (issue 33) --
         **{op: f"np.fft.{op}" for op in ops.select(group="fft")},
+        # -- the linalg extension (issue 33) --
+        **{op: f"np.linalg.{op}" for op in ops.extension("linalg")},
     }
 
     def preparation(self, op, args, kwargs):

@@ -167,6 +167,13 @@ class TorchAdapter(Adapter):
         # the standard's sign of a complex number is x / |x|: torch.sgn (torch.sign refuses
         # complex and points there; on real and bool tensors the two are the same function)
         "sign": "torch.sgn",
+        # -- the linalg extension (issue 33): torch.linalg, with dim for axis and keepdim for keepdims
+        # (compat.adapters.torch_ops); the outer product is torch.outer --
+        **{op: f"torch.linalg.{op}" for op in ops.extension("linalg")},
+        **{op: f"ops.{op}" for op in ("matrix_norm", "vector_norm")},
+        "cross": "ops.linalg_cross",
+        "trace": "ops.linalg_trace",
+        "outer": "torch.outer",
     }
     plugin = TorchApu()  # compat's reference PrivateUse1 device, "apu" (compat/devices/torch_apu.cpp)
     # the default dtype users set (issue 32): Python floats and float factories give float64

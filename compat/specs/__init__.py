@@ -22,6 +22,7 @@ FAMILIES = (
     "creation",
     "special_cases",
     "fft",
+    "linalg",
 )
 
 # pytest's rootdir where compat runs its specs (survey, selftest, detect, bench): the folder
