@@ -80,3 +80,13 @@ def test_a_unique_result_is_compared_with_numpy():
     x = RNG.standard_normal((3, 2, 2))
     assert judged(DetBatchReversed(), "det", x) == {("value", "finite", "finite")}
     assert judged(NUMPY, "det", x) == set()
+
+
+def test_a_control_is_no_fault():
+    """detect runs a control only when named, and counts its divergences against it."""
+    from compat.adapters.broken import CONTROLS, FAULTS
+    from compat.harness.detect import fault_of
+
+    assert all(getattr(c, "control", False) and c not in FAULTS for c in CONTROLS)
+    assert fault_of(FactorsTheOtherWay.name).control
+    assert not fault_of(QrRowSignFlipped.name).control

@@ -55,6 +55,12 @@ class NumpyAdapter(Adapter):
         **{op: f"np.fft.{op}" for op in ops.select(group="fft")},
         # -- the linalg extension (issue 33) --
         **{op: f"np.linalg.{op}" for op in ops.extension("linalg")},
+        # bfloat16 refused where NumPy's LAPACK refuses float16 (compat.adapters.numpy_ops)
+        **{
+            op: f"ops.{op}"
+            for op in ops.extension("linalg")
+            if op not in ("cross", "diagonal", "matrix_power", "outer", "trace")
+        },
     }
 
     def preparation(self, op, args, kwargs):
