@@ -364,12 +364,13 @@ def svdvals(x):
     return lapack(np.linalg.svdvals, x)(x)
 
 
-def pinv(x, rtol=None):
-    return lapack(np.linalg.pinv, x)(x, rtol=rtol)
+def pinv(x, **rtol):
+    # rtol only where given: NumPy's pinv without it cuts at 1e-15 (rtol=None: the standard's default)
+    return lapack(np.linalg.pinv, x)(x, **rtol)
 
 
-def matrix_rank(x, rtol=None):
-    return lapack(np.linalg.matrix_rank, x)(x, rtol=rtol)
+def matrix_rank(x, **rtol):
+    return lapack(np.linalg.matrix_rank, x)(x, **rtol)
 
 
 def matrix_norm(x, keepdims=False, ord="fro"):
