@@ -59,6 +59,8 @@ class JaxAdapter(Adapter):
         "from_dlpack_of": "jnp.from_dlpack",
         "default_dtype": "ops.default_dtype",
         "to_device": "ops.to_device",
+        # -- the linalg extension (issue 33) --
+        **{op: f"jnp.linalg.{op}" for op in ops.extension("linalg")},
     }
     CONFIGS = {
         "x64": {"x64": True},

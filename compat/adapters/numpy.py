@@ -57,6 +57,14 @@ class NumpyAdapter(Adapter):
         "from_dlpack_of": "np.from_dlpack",
         "default_dtype": "ops.default_dtype",
         "to_device": "ops.to_device",
+        # -- the linalg extension (issue 33) --
+        **{op: f"np.linalg.{op}" for op in ops.extension("linalg")},
+        # bfloat16 refused where NumPy's LAPACK refuses float16 (compat.adapters.numpy_ops)
+        **{
+            op: f"ops.{op}"
+            for op in ops.extension("linalg")
+            if op not in ("cross", "diagonal", "matrix_power", "outer", "trace")
+        },
     }
 
     def preparation(self, op, args, kwargs):

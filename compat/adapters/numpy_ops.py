@@ -314,3 +314,86 @@ def default_dtype(kind):
 
 def to_device(x, device):  # NumPy's one device is "cpu", whatever compat names it
     return x.to_device("cpu")
+
+
+# -- the linalg extension (issue 33): NumPy's LAPACK functions refuse float16 (TypeError), and would
+# take ml_dtypes' bfloat16 through an object array to float64: bfloat16 is refused as float16 is --
+
+
+def lapack(function, *operands):
+    """``function``, unless an operand is bfloat16: then the TypeError NumPy raises for float16."""
+    if any(isinstance(a, np.ndarray) and is_bfloat16(a.dtype) for a in operands):
+        raise TypeError("array type bfloat16 is unsupported in linalg")
+    return function
+
+
+def cholesky(x, upper=False):
+    return lapack(np.linalg.cholesky, x)(x, upper=upper)
+
+
+def det(x):
+    return lapack(np.linalg.det, x)(x)
+
+
+def slogdet(x):
+    return lapack(np.linalg.slogdet, x)(x)
+
+
+def eigh(x):
+    return lapack(np.linalg.eigh, x)(x)
+
+
+def eigvalsh(x):
+    return lapack(np.linalg.eigvalsh, x)(x)
+
+
+def eig(x):
+    return lapack(np.linalg.eig, x)(x)
+
+
+def eigvals(x):
+    return lapack(np.linalg.eigvals, x)(x)
+
+
+def inv(x):
+    return lapack(np.linalg.inv, x)(x)
+
+
+def solve(x1, x2):
+    return lapack(np.linalg.solve, x1, x2)(x1, x2)
+
+
+def qr(x, mode="reduced"):
+    return lapack(np.linalg.qr, x)(x, mode=mode)
+
+
+def svd(x, full_matrices=True):
+    return lapack(np.linalg.svd, x)(x, full_matrices=full_matrices)
+
+
+def svdvals(x):
+    return lapack(np.linalg.svdvals, x)(x)
+
+
+def pinv(x, **rtol):
+    # rtol only where given: NumPy's pinv without it cuts at 1e-15 (rtol=None: the standard's default)
+    return lapack(np.linalg.pinv, x)(x, **rtol)
+
+
+def matrix_rank(x, **rtol):
+    return lapack(np.linalg.matrix_rank, x)(x, **rtol)
+
+
+def matrix_norm(x, keepdims=False, ord="fro"):
+    """The norms of singular values (2, -2, 'nuc') through LAPACK, the others as vector_norm's."""
+    if not is_bfloat16(x.dtype):
+        return np.linalg.matrix_norm(x, keepdims=keepdims, ord=ord)
+    function = lapack(np.linalg.matrix_norm, x) if ord in (2, -2, "nuc") else np.linalg.matrix_norm
+    return function(x.astype(np.float32), keepdims=keepdims, ord=ord).astype(x.dtype)
+
+
+def vector_norm(x, axis=None, keepdims=False, ord=2):
+    """bfloat16 as NumPy computes float16's norm: in float32, rounded once to the input's dtype."""
+    if not is_bfloat16(x.dtype):
+        return np.linalg.vector_norm(x, axis=axis, keepdims=keepdims, ord=ord)
+    return np.linalg.vector_norm(x.astype(np.float32), axis=axis, keepdims=keepdims, ord=ord).astype(x.dtype)

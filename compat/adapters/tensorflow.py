@@ -106,6 +106,21 @@ class TensorflowAdapter(Adapter):
         "from_dlpack_of": "ops.from_dlpack_of",
         "default_dtype": unsupported("tf.experimental.numpy has no __array_namespace_info__"),
         "to_device": unsupported("a tf.Tensor has no to_device method: tf.device scopes place it (copy_to)"),
+        # -- the linalg extension (issue 33): tnp has cross and outer; tf.linalg the factorizations and
+        # solvers, spelled otherwise in compat.adapters.tensorflow_ops where only the spelling differs --
+        **{
+            op: f"tf.linalg.{op}"
+            for op in ("det", "eigh", "eigvalsh", "eig", "eigvals", "inv", "slogdet", "solve")
+        },
+        **{
+            op: f"ops.{op}"
+            for op in ("cholesky", "qr", "svd", "svdvals", "pinv", "matrix_rank", "diagonal", "trace")
+        },
+        "matrix_norm": unsupported(
+            "tf.norm has no 'nuc', -1 or -2 for matrices, and tf.linalg no matrix norm of its own"
+        ),
+        "vector_norm": unsupported("tf.norm takes no ord 0, negative or -inf; tnp has no linalg.vector_norm"),
+        "matrix_power": unsupported("neither tf.experimental.numpy nor tf.linalg has a matrix power"),
     }
     CONFIGS = {
         "": LEGACY,
@@ -137,6 +152,15 @@ class TensorflowAdapter(Adapter):
         }
         for mode in ("function", "xla")
     }
+    # the linalg extension (issue 33): XLA has no kernel for these, so a graph compiled whole cannot hold them
+    MODE_LIMITS["xla"].update(
+        {
+            "det": "XLA has no MatrixDeterminant kernel",
+            "slogdet": "XLA has no LogMatrixDeterminant kernel",
+            "eig": "XLA has no Eig kernel",
+            "eigvals": "XLA has no Eig kernel",
+        }
+    )
     POLICIES = {
         "keras mixed_bfloat16": "Keras's global dtype policy: layers compute in bfloat16, keep float32 variables"
     }

@@ -173,3 +173,46 @@ def from_dlpack_of(x, copy=None):
     (copy= as the caller asks it) gives the capsule that tf.experimental.dlpack.from_dlpack
     takes; TensorFlow reads the unversioned capsule only, so no max_version is asked for."""
     return tf.experimental.dlpack.from_dlpack(x.__dlpack__(**({} if copy is None else {"copy": copy})))
+
+
+# -- the linalg extension (issue 33): tf.linalg's functions where they compute the standard's
+# function and only spell it otherwise (an upper factor as the adjoint of the lower, svd's
+# results in another order with V for Vh, rtol as rcond, a relative tolerance as an absolute
+# one); tnp's diagonal and trace take the last two axes when asked --
+
+
+def cholesky(x, upper=False):
+    lower = tf.linalg.cholesky(x)
+    return tf.linalg.adjoint(lower) if upper else lower
+
+
+def qr(x, mode="reduced"):
+    return tuple(tf.linalg.qr(x, full_matrices=mode == "complete"))
+
+
+def svd(x, full_matrices=True):
+    s, u, v = tf.linalg.svd(x, full_matrices=full_matrices)
+    return u, s, tf.linalg.adjoint(v)
+
+
+def svdvals(x):
+    return tf.linalg.svd(x, compute_uv=False)
+
+
+def pinv(x, rtol=None):
+    return tf.linalg.pinv(x, rcond=rtol)
+
+
+def matrix_rank(x, rtol=None):
+    if rtol is None:  # tf's default tolerance is the standard's: max(M, N) eps sigma_1
+        return tf.linalg.matrix_rank(x)
+    largest = tf.reduce_max(tf.linalg.svd(x, compute_uv=False), axis=-1, keepdims=True)
+    return tf.linalg.matrix_rank(x, tol=rtol * largest)
+
+
+def diagonal(x, offset=0):
+    return tnp.diagonal(x, offset=offset, axis1=-2, axis2=-1)
+
+
+def trace(x, offset=0, dtype=None):
+    return tnp.trace(x, offset=offset, axis1=-2, axis2=-1, dtype=dtype)

@@ -175,6 +175,13 @@ class TorchAdapter(Adapter):
         "to_device": unsupported(
             "a torch tensor has no to_device method: Tensor.to(device) is torch's (copy_to)"
         ),
+        # -- the linalg extension (issue 33): torch.linalg, with dim for axis and keepdim for keepdims
+        # (compat.adapters.torch_ops); the outer product is torch.outer --
+        **{op: f"torch.linalg.{op}" for op in ops.extension("linalg")},
+        **{op: f"ops.{op}" for op in ("matrix_norm", "vector_norm")},
+        "cross": "ops.linalg_cross",
+        "trace": "ops.linalg_trace",
+        "outer": "torch.outer",
     }
     plugin = TorchApu()  # compat's reference PrivateUse1 device, "apu" (compat/devices/torch_apu.cpp)
     # the default dtype users set (issue 32): Python floats and float factories give float64

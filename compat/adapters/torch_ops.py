@@ -339,3 +339,23 @@ def fftshift(x, axes=None):
 
 def ifftshift(x, axes=None):
     return torch.fft.ifftshift(x, dim=axes)
+
+
+# -- the linalg extension (issue 33): torch.linalg names the axis dim, keepdims keepdim; its
+# trace is torch.trace (2-D only): the diagonal over the last two axes, summed --
+
+
+def linalg_cross(x1, x2, axis=-1):
+    return torch.linalg.cross(x1, x2, dim=axis)
+
+
+def matrix_norm(x, keepdims=False, ord="fro"):
+    return torch.linalg.matrix_norm(x, ord=ord, keepdim=keepdims)
+
+
+def vector_norm(x, axis=None, keepdims=False, ord=2):
+    return torch.linalg.vector_norm(x, ord=ord, dim=axis, keepdim=keepdims)
+
+
+def linalg_trace(x, offset=0, dtype=None):
+    return torch.sum(torch.diagonal(x, offset=offset, dim1=-2, dim2=-1), dim=-1, dtype=dtype)

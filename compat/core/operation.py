@@ -95,6 +95,9 @@ class Op:
     # where a result is not unique: (args, kwargs, values) -> the values in the one form every right
     # answer has (an unstable argsort's ties in index order), which the judge compares on both sides
     canonical: Callable | None = None
+    # where a result is not unique and has no canonical form (a factorization): the properties every right
+    # answer has, which compat.judge.factorizations checks instead of comparing values with NumPy's
+    satisfies: tuple[str, ...] = ()
     spelling: str = ""  # an operator's Python syntax, its operands {0}, {1}, ...: "{0} + {1}", "{0} += {1}"
     computes: str = ""  # an operator: the function of the table it computes (power for x ** y, x **= y)
 

@@ -27,6 +27,7 @@ from compat.core.table import (
     elementwise,
     fft,
     indexing,
+    linalg,
     linear_algebra,
     manipulation,
     nan_ignoring,
@@ -47,6 +48,7 @@ __all__ = [  # what the rest of compat asks of the table (Op and the accuracy ta
     "Op",
     "UnknownOperation",
     "elementwise_functions",
+    "extension",
     "float_result",
     "get",
     "names",
@@ -65,6 +67,7 @@ TABLE: tuple[Op, ...] = (
     *set.TABLE,
     *utility.TABLE,
     *linear_algebra.TABLE,
+    *linalg.TABLE,
     *fft.TABLE,
     *data_type.TABLE,
     *creation.TABLE,
@@ -132,6 +135,12 @@ def smooth(kind: str) -> dict[str, Callable]:
             else op.group != "reduction" and op.arity == arity[kind]
         )
     }
+
+
+def extension(name: str) -> list[str]:
+    """The operations of the standard's extension ``name`` (linalg, fft) that are in its group: those
+    that are only there (the main namespace's matmul is linalg.matmul too, and keeps its own spelling)."""
+    return [op.name for op in TABLE if op.group == name and op.standard.startswith(f"{name}.")]
 
 
 def elementwise_functions(arity: int | None = None) -> list[str]:

@@ -18,7 +18,10 @@ show under the same seed (same spec, operation, kind and signature). The table g
 per fault, the share of seeds that caught it, the median number of examples the
 quickest spec ran until its first divergence (an exhaustive table's cases count as
 examples), the specs that caught it and as what. A control row must show nothing:
-NumPy against itself has no divergence under any seed.
+NumPy against itself has no divergence under any seed; nor may a control adapter
+(``compat.adapters.broken.CONTROLS``, a class with ``control = True``: a result that differs
+from NumPy's where the standard leaves it open, as negated eigenvectors), whose row counts the
+divergences it shows that its base does not.
 """
 
 from __future__ import annotations
@@ -59,6 +62,9 @@ class Fault:
     family: str
     base: str  # the built-in backend it is built on: the control
     rule: str  # the first line of its docstring
+    control: bool = (
+        False  # a correct adapter that differs from its base where the standard allows: must show nothing
+    )
 
 
 @dataclass
@@ -76,9 +82,9 @@ def fault_of(path: str) -> Fault:
     if ":" not in path:
         from compat.adapters import broken
 
-        found = [cls for cls in broken.FAULTS if path in (cls.__name__, cls.name)]
+        found = [cls for cls in broken.FAULTS + broken.CONTROLS if path in (cls.__name__, cls.name)]
         if not found:
-            known = ", ".join(cls.name for cls in broken.FAULTS)
+            known = ", ".join(cls.name for cls in broken.FAULTS + broken.CONTROLS)
             raise AdapterError(f"no fault {path!r} in {BROKEN} (choose from: {known}; or give module:Class)")
         path = f"{BROKEN}:{found[0].__name__}"
     cls = adapters.load_class(path)
@@ -98,7 +104,7 @@ def fault_of(path: str) -> Fault:
     if not cls.is_available():
         raise BackendMissing(f"{path} needs {cls.requires}, which is not installed", cls.name)
     rule = (cls.__doc__ or "").strip().split("\n\n")[0]
-    return Fault(path, cls.name, family, base, " ".join(rule.split()))
+    return Fault(path, cls.name, family, base, " ".join(rule.split()), bool(getattr(cls, "control", False)))
 
 
 def chosen_faults(names: str | None) -> tuple[list[Fault], list[str]]:
@@ -199,7 +205,11 @@ def judge(
             continue
         row.judged += 1
         new = [value for key, value in mine.keys.items() if key not in control.keys]
-        if new:
+        if fault.control:
+            row.divergences += len(new)
+            row.specs.update({spec for spec, _, _ in new})
+            row.kinds.update({kind for _, kind, _ in new})
+        elif new:
             row.caught += 1
             counts = [n for _, _, n in new if n is not None]
             if counts:
@@ -258,8 +268,8 @@ def main(
                 judge(rows, family, base, members, future.result())
     seconds = time.perf_counter() - start
     print(render(list(rows.values()), seeds, seconds))
-    faulty = [r for r in rows.values() if r.fault is not None]
-    controls = [r for r in rows.values() if r.fault is None]
+    faulty = [r for r in rows.values() if r.fault is not None and not r.fault.control]
+    controls = [r for r in rows.values() if r.fault is None or r.fault.control]
     ok = all(r.caught == seeds for r in faulty) and all(
         r.divergences == 0 and not r.problems for r in controls
     )
@@ -269,7 +279,7 @@ def main(
 def render(rows: list[Row], seeds: int, seconds: float) -> str:
     lines = []
     for r in rows:
-        if r.fault is None:
+        if r.fault is None or r.fault.control:
             caught = (
                 (f"{r.divergences} divergences" + (" (good)" if not r.divergences else ""))
                 if r.judged
@@ -278,7 +288,7 @@ def render(rows: list[Row], seeds: int, seconds: float) -> str:
             lines.append(
                 [
                     r.family,
-                    f"{r.name} (control)",
+                    f"{r.name} (control)" if r.fault is None else f"{r.name} (control: correct, differs)",
                     caught,
                     "-",
                     common(r.specs) or (r.problems[0] if r.problems else "-"),
@@ -297,7 +307,7 @@ def render(rows: list[Row], seeds: int, seconds: float) -> str:
                     ", ".join(sorted(r.kinds)) or "-",
                 ]
             )
-    faulty = [r for r in rows if r.fault is not None]
+    faulty = [r for r in rows if r.fault is not None and not r.fault.control]
     always = sum(r.caught == seeds for r in faulty)
     text = table(["family", "fault", "seeds caught", "median examples", "caught by", "as"], lines)
     rules = "\n".join(f"  {r.name}: {r.fault.rule}" for r in faulty)

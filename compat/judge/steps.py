@@ -23,7 +23,7 @@ import numpy as np
 from compat.core import ops
 from compat.core.case import Case
 from compat.core.outcome import Outcome
-from compat.judge import flush, gradients, oracle, rules
+from compat.judge import factorizations, flush, gradients, oracle, rules
 from compat.judge.oracle import Exactness
 from compat.judge.reference import Reference, Role
 
@@ -146,9 +146,26 @@ def compare(j: Judgement) -> None:
     """The outcomes compared; where the standard leaves the values open (``empty``), their dtype,
     shape and device only."""
     expected, actual = j.reference_outcome, j.actual
-    if not ops.get(j.case.op).specified_values:
+    declared = ops.get(j.case.op)
+    if not declared.specified_values or (declared.satisfies and j.case.program is None):
         expected, actual = oracle.without_values(expected), oracle.without_values(actual)
     j.mismatches = oracle.compare(expected, actual, j.allowed, j.exactness)
+
+
+def satisfied(j: Judgement) -> None:
+    """A result that is not unique and has no canonical form (a factorization: ``Op.satisfies``),
+    whose values ``compare`` left out: judged by the properties every right answer has
+    (compat.judge.factorizations), each one it violates and the reference's result does not (a
+    mode or a device changes nothing about which hold) a ``value`` mismatch that names it. Not
+    where the shapes differ already (the factors are not the reference's kind)."""
+    if not ops.get(j.case.op).satisfies or j.case.program is not None:
+        return
+    if any(m.kind in ("shape", "error", "crash", "timeout") for m in j.mismatches):
+        return
+    held = {m.expected for m in factorizations.violations(j.case, j.reference_outcome)}
+    j.mismatches = j.mismatches + [
+        m for m in factorizations.violations(j.case, j.actual) if m.expected not in held
+    ]
 
 
 def without_consequences(j: Judgement) -> None:
@@ -179,6 +196,7 @@ AGAINST_ITSELF = (
     bound_of_itself,
     in_canonical_form,
     compare,
+    satisfied,
     flush_to_zero,
 )
 STEPS: dict[Role, tuple[Callable[[Judgement], bool | None], ...]] = {
@@ -188,6 +206,7 @@ STEPS: dict[Role, tuple[Callable[[Judgement], bool | None], ...]] = {
         bound_of_case,
         in_canonical_form,
         compare,
+        satisfied,
         without_consequences,
         flush_to_zero,
         misplaced,

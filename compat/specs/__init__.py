@@ -23,6 +23,7 @@ FAMILIES = (
     "special_cases",
     "fft",
     "interchange",
+    "linalg",
 )
 
 # pytest's rootdir where compat runs its specs (survey, selftest, detect, bench): the folder

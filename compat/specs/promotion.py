@@ -68,9 +68,12 @@ def test_where_on_every_pair_of_dtypes(xp):
             xp.check("where", condition, sample(left, LEFT), sample(right, RIGHT))
 
 
-# tensordot and vecdot beside matmul: a share of the pairs each run (the seed picks which)
+# tensordot and vecdot beside matmul: a share of the pairs each run (the seed picks which); the
+# linalg extension's functions of two arrays have their dtype rules in compat/specs/linalg.py
 @pytest.mark.compat_table("promotion-grid")
-@pytest.mark.parametrize("op", operation_params(ops.select(group="linalg", arity=2), ops.names("matmul")))
+@pytest.mark.parametrize(
+    "op", operation_params(ops.names("matmul", "tensordot", "vecdot"), ops.names("matmul"))
+)
 def test_linear_algebra_on_every_pair_of_dtypes(xp, op):
     """matmul, tensordot, vecdot (A[2,2], B[2,2]) have NumPy's result dtype and values, for every
     A, B of the category the standard says op takes."""

@@ -38,6 +38,13 @@ from compat.adapters.broken.indexing import (
     TooManyIndicesRaiseValueError,
 )
 from compat.adapters.broken.interchange import DlpackExportLosesNegativeZeroInBfloat16
+from compat.adapters.broken.linalg import (
+    DetBatchReversed,
+    EighReadsTheUpperTriangle,
+    FactorsTheOtherWay,
+    PinvIgnoresRtol,
+    QrRowSignFlipped,
+)
 from compat.adapters.broken.manipulation import ConcatenateKeepsTheFirstDtype
 from compat.adapters.broken.numerics import (
     LogOfZeroIsNan,
@@ -114,6 +121,19 @@ FAULTS = (
     Atan2OfZeroAndNegativeZero,
     MaximumOfZerosByArgumentOrder,
     DlpackExportLosesNegativeZeroInBfloat16,
+    EighReadsTheUpperTriangle,
+    QrRowSignFlipped,
+    PinvIgnoresRtol,
+    DetBatchReversed,
 )  # every fault, by family: what python -m compat detect runs
+# correct adapters that differ from NumPy where the standard allows it (``control = True``): named
+# to python -m compat detect, each must show no divergence
+CONTROLS = (FactorsTheOtherWay,)
 
-__all__ = ["FAULTS", "ResultFault", "with_values", *(fault.__name__ for fault in FAULTS)]
+__all__ = [
+    "CONTROLS",
+    "FAULTS",
+    "ResultFault",
+    "with_values",
+    *(fault.__name__ for fault in FAULTS + CONTROLS),
+]
