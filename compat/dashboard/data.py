@@ -12,7 +12,7 @@ from packaging.version import InvalidVersion, Version
 
 from compat.core.row import EAGER, Row
 from compat.dashboard.html import slug
-from compat.results import aggregate
+from compat.results import aggregate, records
 from compat.results.records import Key
 from compat.results.store import KEY_COLUMNS
 
@@ -252,9 +252,9 @@ class Data:
             )
         ]
 
-    def latest_of_spec(self, family: str, spec: str) -> tuple[str, list[dict]] | None:
-        """The latest run with records of ``spec`` (a spec function's name) and their checks and
-        divergence records as JSON (the special-case page)."""
+    def latest_of_spec(self, family: str, spec: str) -> records.Run | None:
+        """The latest run with records of ``spec`` (a spec function's name), as a Run of its
+        checks and divergences of that spec (the special-case and interchange pages)."""
         like = f"%::{spec}[%"
         found = self.db.execute(
             "SELECT run_id FROM records WHERE family = ? AND spec LIKE ? ORDER BY id DESC LIMIT 1",
@@ -267,7 +267,11 @@ class Data:
             "AND type IN ('checks', 'divergence') AND spec LIKE ? ORDER BY id",
             (found[0], family, like),
         )
-        return found[0], [json.loads(body) for (body,) in bodies]
+        run = records.Run(found[0])
+        for (body,) in bodies:
+            record = records.from_json(json.loads(body))
+            (run.divergences if isinstance(record, records.Divergence) else run.checks).append(record)
+        return run
 
     def versions_run(self) -> dict[tuple[str, str], list[str]]:
         """(backend id, version) -> the runs that checked it."""

@@ -7,25 +7,13 @@ from __future__ import annotations
 from compat.dashboard.context import Context
 from compat.dashboard.html import e, table
 from compat.dashboard.pages.special_cases import cell
-from compat.results import interchange_table, records
+from compat.results import interchange_table
 
 PAGE, TITLE = "interchange.html", "Interchange"
 
 
-def latest_run(dash: Context) -> records.Run | None:
-    """The latest run's interchange records, as a Run (checks and divergences)."""
-    found = dash.data.latest_of_spec(interchange_table.FAMILY, interchange_table.SPEC)
-    if found is None:
-        return None
-    run = records.Run(found[0])
-    for data in found[1]:
-        record = records.from_json(data)
-        (run.divergences if isinstance(record, records.Divergence) else run.checks).append(record)
-    return run
-
-
 def interchange(dash: Context) -> None:
-    run = latest_run(dash)
+    run = dash.data.latest_of_spec(interchange_table.FAMILY, interchange_table.SPEC)
     headers, body = interchange_table.rows_and_columns(run) if run is not None else ([], [])
     if run is None or not body:  # the navigation links the page from every page
         body_html = (

@@ -6,21 +6,9 @@ from __future__ import annotations
 
 from compat.dashboard.context import Context
 from compat.dashboard.html import e, table
-from compat.results import records, special_cases_table
+from compat.results import special_cases_table
 
 CLASSES = {"=": "clean", "-": "notrun"}
-
-
-def latest_run(dash: Context) -> records.Run | None:
-    """The latest run's special-case records, as a Run (checks and divergences)."""
-    found = dash.data.latest_of_spec(special_cases_table.FAMILY, special_cases_table.SPEC)
-    if found is None:
-        return None
-    run = records.Run(found[0])
-    for data in found[1]:
-        record = records.from_json(data)
-        (run.divergences if isinstance(record, records.Divergence) else run.checks).append(record)
-    return run
 
 
 def cell(text: str) -> str:
@@ -29,7 +17,7 @@ def cell(text: str) -> str:
 
 
 def special_cases(dash: Context) -> None:
-    run = latest_run(dash)
+    run = dash.data.latest_of_spec(special_cases_table.FAMILY, special_cases_table.SPEC)
     if run is None:  # the navigation links the page from every page
         body = (
             "<h1>The standard's special cases</h1><p class=lead>No run in the store checked them "
