@@ -156,6 +156,14 @@ def checks_record(cases: dict[str, int] | None = None, **kwargs) -> dict:
     return {**common(**kwargs), "record": "checks", "cases": cases if cases is not None else {"add": 3}}
 
 
+def run_of(*found: dict) -> records.Run:
+    """One run of records given as JSON (checks_record, divergence_record)."""
+    run = records.Run("run-1")
+    for data in found:
+        run.add(records.from_json(data))
+    return run
+
+
 def divergence_record(op: str = "add", **kwargs) -> dict:
     return {
         **common(**kwargs),

@@ -5,9 +5,8 @@ that a row did not import, each in its cell."""
 import json
 import re
 
-from compat.results import records
 from compat.results.report import interchange_lines
-from tests.helpers import checks_record, divergence_record
+from tests.helpers import checks_record, divergence_record, run_of
 
 SPEC = "compat/specs/interchange.py::test_every_producer_dtype_and_layout_keeps_every_bit[{}]"
 
@@ -33,14 +32,6 @@ def crossing(row: str, inputs: str, status: str = "new") -> dict:
         known="some-entry" if status == "known" else None,
     )
     return record
-
-
-def run_of(*found: dict) -> records.Run:
-    run = records.Run("run-1")
-    for data in found:
-        record = records.from_json(data)
-        (run.divergences if isinstance(record, records.Divergence) else run.checks).append(record)
-    return run
 
 
 RECORDS = (

@@ -7,9 +7,9 @@ import numpy as np
 from compat.core import special_cases
 from compat.core.outcome import json_values
 from compat.core.source import array_source
-from compat.results import records, special_cases_table
+from compat.results import special_cases_table
 from compat.results.report import special_case_lines
-from tests.helpers import checks_record, divergence_record
+from tests.helpers import checks_record, divergence_record, run_of
 
 SPEC = "compat/specs/special_cases.py::test_every_special_case_of_the_standard[{}]"
 DEPARTING = {d.case.clause for d in special_cases.departures()[0] if d.case.op == "floor_divide"}
@@ -52,14 +52,6 @@ def follows_the_standard(i, case, numpy_value, element):
     if want is not None and not special_cases.agrees(case, np.array([numpy_value]), want)[0]:
         return want[0]
     return None
-
-
-def run_of(*found: dict) -> records.Run:
-    run = records.Run("run-1")
-    for data in found:
-        record = records.from_json(data)
-        (run.divergences if isinstance(record, records.Divergence) else run.checks).append(record)
-    return run
 
 
 def checks(row: str) -> dict:

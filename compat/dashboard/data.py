@@ -269,8 +269,7 @@ class Data:
         )
         run = records.Run(found[0])
         for (body,) in bodies:
-            record = records.from_json(json.loads(body))
-            (run.divergences if isinstance(record, records.Divergence) else run.checks).append(record)
+            run.add(records.from_json(json.loads(body)))
         return run
 
     def versions_run(self) -> dict[tuple[str, str], list[str]]:
