@@ -182,3 +182,37 @@ class TorchUnsignedGetitemRaises(TorchAdapter):
                 error=TypeError("planted: no indexing of unsigned tensors"), error_category="dtype"
             )
         return super().call(op, args, kwargs, device)
+
+
+# -- the standard's special cases (tests/test_standard_records.py)
+
+
+class FollowsTheStandard(NumpyAdapter):
+    """NumPy whose floor_divide of an infinite dividend by a finite divisor gives the infinity the
+    standard states (NumPy, as Python: NaN): it differs from NumPy and follows the standard."""
+
+    name = "follows_the_standard"
+
+    def call(self, op, args, kwargs=None, device=None):
+        outcome = super().call(op, args, kwargs, device)
+        if op != "floor_divide" or outcome.raised or outcome.values is None:
+            return outcome
+        x1, x2 = (np.asarray(a) for a in args[:2])
+        with np.errstate(all="ignore"):
+            stated = np.where(np.isinf(x1) & np.isfinite(x2) & (x2 != 0), x1 * np.sign(x2), outcome.values)
+        return with_values(outcome, stated.astype(outcome.values.dtype))
+
+
+class DepartsFromBoth(NumpyAdapter):
+    """NumPy whose floor_divide of an infinite dividend by a finite divisor gives 0.0: neither
+    NumPy's NaN nor the standard's infinity."""
+
+    name = "departs_from_both"
+
+    def call(self, op, args, kwargs=None, device=None):
+        outcome = super().call(op, args, kwargs, device)
+        if op != "floor_divide" or outcome.raised or outcome.values is None:
+            return outcome
+        x1, x2 = (np.asarray(a) for a in args[:2])
+        wrong = np.where(np.isinf(x1) & np.isfinite(x2) & (x2 != 0), 0.0, outcome.values)
+        return with_values(outcome, wrong.astype(outcome.values.dtype))

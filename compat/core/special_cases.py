@@ -218,6 +218,19 @@ def operands(op: str, dtype: str) -> tuple[tuple[np.ndarray, ...], list[Case]]:
     return args + bounds, per_element
 
 
+def clauses_met(op: str, args: tuple[np.ndarray, ...]) -> list[Case | None]:
+    """The clause each element of ``args`` (operands as ``operands`` builds them, or a subset of
+    them: a record's minimal example) was built to meet, found by its bits: the first in the
+    standard's order; None for an element no clause's operands hold."""
+    if not args or not isinstance(args[0], np.ndarray) or args[0].ndim != 1:
+        return []
+    full, per_element = operands(op, args[0].dtype.name)
+    first: dict[tuple, Case] = {}
+    for i, case in enumerate(per_element):
+        first.setdefault(tuple(a[i].tobytes() for a in full), case)
+    return [first.get(tuple(np.asarray(a)[i].tobytes() for a in args)) for i in range(len(args[0]))]
+
+
 PI = {"pi": np.pi, "pi/2": np.pi / 2, "pi/4": np.pi / 4, "3pi/4": 3 * np.pi / 4}
 PART = re.compile(r"^(NaN|[+-±]?(?:0|1|infinity|3?pi(?:/\d)?)) ([+-±]) (NaN|0|infinity|3?pi(?:/\d)?) j$")
 
@@ -310,6 +323,53 @@ def agrees(case: Case, got: np.ndarray, want: np.ndarray) -> np.ndarray:
     return result
 
 
+def holds(case: Case, args: tuple[np.ndarray, ...], got: np.ndarray) -> np.ndarray | None:
+    """Elementwise: does ``got`` hold what the standard states for ``args`` (which meet ``case``)?
+    None where the clause states no value or sign to check (an approximation: ``~+pi/2``); where
+    it states only a sign (multiply, divide), a NaN's sign is open."""
+    want = expected(case, args)
+    if want is not None:
+        return agrees(case, got, want)
+    sign = (case.result or "").removeprefix("sign ")
+    if sign not in ("+", "-"):
+        return None
+    got = np.asarray(got)
+    return np.isnan(got) | (np.signbit(got) == (sign == "-"))
+
+
+def stated(
+    clauses: list[Case], args: tuple[np.ndarray, ...], got: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """The standard's result for each element (element ``i`` meets ``clauses[i]``; ``got``'s own
+    where the clause states none, its sign flipped where it states only the other sign) and
+    whether ``got`` holds it."""
+    got = np.asarray(got)
+    want, ok = got.copy(), np.ones(got.shape, dtype=bool)
+    for case, where in by_clause(clauses):
+        element = tuple(a[where] for a in args)
+        held = holds(case, element, got[where])
+        if held is None:
+            continue
+        ok[where] = held
+        stated_value = expected(case, element)
+        if stated_value is None:  # a sign only: got's magnitude with the stated sign
+            stated_value = np.copysign(np.abs(got[where]), -1.0 if case.result == "sign -" else 1.0)
+        want[where] = stated_value.astype(want.dtype) if want.dtype.kind != "b" else stated_value
+    return want, ok
+
+
+def by_clause(clauses: list[Case], only: np.ndarray | None = None) -> list[tuple[Case, np.ndarray]]:
+    """The elements of each clause (of ``only``'s, where given), as index arrays, in the
+    standard's order."""
+    groups: dict[int, list[int]] = {}
+    first: dict[int, Case] = {}
+    for i, case in enumerate(clauses):
+        if only is None or only[i]:
+            groups.setdefault(id(case), []).append(i)
+            first.setdefault(id(case), case)
+    return [(first[k], np.array(v)) for k, v in groups.items()]
+
+
 @dataclass(frozen=True)
 class Departure:
     case: Case
@@ -328,19 +388,14 @@ def departures(cases: list[Case] | None = None) -> tuple[list[Departure], int]:
             continue
         for dtype in case.dtypes:
             args = inputs(case, dtype)
-            want = expected(case, args)
-            sign = (case.result or "").removeprefix("sign ")
-            if want is None and sign not in ("+", "-"):
-                continue
             with np.errstate(all="ignore"):
                 got = np.asarray(getattr(np, case.op)(*args))
+            ok = holds(case, args, got)
+            if ok is None:
+                continue
             checked += 1
-            if want is None:  # only the sign is stated (multiply, divide): a NaN's is open
-                want = np.full(got.shape, -1.0 if sign == "-" else 1.0, dtype=got.dtype)
-                ok = np.isnan(got) | (np.signbit(got) == np.signbit(want))
-            else:
-                ok = agrees(case, got, want)
             if not np.all(ok):
+                want, _ = stated([case] * len(got), args, got)
                 bad = ~ok
                 found.append(Departure(case, dtype, tuple(a[bad] for a in args), got[bad], want[bad]))
     return found, checked

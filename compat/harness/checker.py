@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from compat.adapters import Adapter
-from compat.core import ops
+from compat.core import ops, special_cases
 from compat.core.case import Case
 from compat.core.outcome import Outcome
 from compat.core.programs import Program
@@ -27,10 +27,11 @@ from compat.harness.references import (
     OnDevice,
     OwnAnswer,
     Promised,
+    Standard,
 )
 from compat.harness.runner import Runner, timed
 from compat.harness.surveys import Surveys
-from compat.judge import judge
+from compat.judge import judge, oracle
 from compat.results import records
 from compat.results.registry import Registry
 
@@ -84,6 +85,65 @@ def promised_answer(checker: Checker, fact: str, promised: np.ndarray, op: str, 
     return actual
 
 
+def stated_answer(checker: Checker, op: str, *args: np.ndarray, clauses: list) -> None:
+    """``xp.check_standard``: ``op(*args)``, element ``i`` of the operands meeting the standard's
+    special-case clause ``clauses[i]`` (compat.core.special_cases). Against NumPy as ``check``;
+    where the result differs from NumPy's, the differing elements are checked again, one call per
+    kind of difference (``alike``), so that a record's signature holds for each of its elements.
+    Those that hold the result the standard states where NumPy's does not are marked so: the
+    record differs from NumPy and follows the standard (status ``standard``). NumPy's own row is
+    judged against the standard instead (reference ``standard``): its departures, grouped alike."""
+    case, ledger, runner = Case(op, args), checker.ledger, checker.runner
+    if ledger.declared_unsupported(op) is not None:
+        return
+    actual = runner.call(checker.backend, case, checker.device, checker.mode)
+    values = None if actual.raised else actual.values
+
+    def part(where: np.ndarray) -> Case:
+        return Case(op, tuple(a[where] for a in args))
+
+    if checker.backend.name == checker.session.reference.name:
+        ledger.count_example()
+        ledger.cases[op] += 1
+        if values is not None:
+            want, held = special_cases.stated(clauses, args, values)
+            for where, _ in alike(want, values, ~held):
+                got = runner.call(checker.backend, part(where), checker.device, checker.mode)
+                standard = Standard([clauses[i] for i in where])
+                ledger.enter(judge(standard, part(where), got, ledger.note_once))
+        return
+    expected = checker.numpy.outcome(case)
+    differs = None
+    if values is not None and expected.values is not None and values.shape == expected.values.shape:
+        differs = oracle.differing(expected.values, values, oracle.bound(op, args))
+    if differs is None or not differs.any():
+        checker._judged(case, actual=actual)
+        return
+    # the standard explains a difference only where NumPy departs from what it states (not where
+    # both hold a stated sign with different values)
+    held = special_cases.stated(clauses, args, values)[1]
+    held &= ~special_cases.stated(clauses, args, expected.values)[1]
+    if not differs.all():  # the elements that agree with NumPy, together
+        checker._judged(part(np.flatnonzero(~differs)))
+    for where, follows in alike(expected.values, values, differs, held):
+        said = dict.fromkeys(clauses[i].clause.replace("``", "") for i in where)
+        checker._judged(part(where), follows="; ".join(said) if follows else None)
+
+
+def alike(
+    expected: np.ndarray, actual: np.ndarray, only: np.ndarray, marks: np.ndarray | None = None
+) -> list[tuple[np.ndarray, bool]]:
+    """``only``'s elements grouped by what each shows: the class of the expected and of the
+    actual value (a record's signature) and its mark; (indices, mark) per group."""
+    groups: dict[tuple, list[int]] = {}
+    for i in np.flatnonzero(only):
+        mark = bool(marks[i]) if marks is not None else False
+        groups.setdefault((oracle.value_class(expected[i]), oracle.value_class(actual[i]), mark), []).append(
+            i
+        )
+    return [(np.array(where), key[2]) for key, where in groups.items()]
+
+
 class Checker:
     """What a spec talks to: ``xp.check("add", x, y)``; ``xp.survey`` for survey cells."""
 
@@ -134,13 +194,11 @@ class Checker:
             pytest.skip(f"{self.backend.id} has no {op}: {self.ledger.unsupported[op]}")
 
     def observe(self, table: str, row: str, value: str) -> None:
-        """One cell of a survey table; the backend is the column."""
-        self.ledger.observe(table, row, value)
+        self.ledger.observe(table, row, value)  # one cell of a survey table; the backend is the column
 
     @timed
     def check(self, op: str, *args, **kwargs) -> Outcome:
-        """Run ``op(*args, **kwargs)`` on both sides; a divergence is raised
-        (inside Hypothesis) or collected. Returns the backend's outcome."""
+        """``op(*args, **kwargs)`` on both sides: a divergence is raised (in Hypothesis) or kept."""
         return self._judged(Case(op, args, kwargs))
 
     @timed
@@ -150,6 +208,7 @@ class Checker:
 
     check_itself = timed(own_answer)  # op(*args) against the backend's own answer (see own_answer)
     check_promise = timed(promised_answer)  # op(*args) against what the backend promises
+    check_standard = timed(stated_answer)  # a special case against NumPy and the standard's result
 
     @timed
     def check_gradient(self, transform: str, program: Program, *args: np.ndarray) -> Outcome:
@@ -175,14 +234,15 @@ class Checker:
             self.ledger.enter(judge(self.gradient_reference, case, actual, note, truth=truth))
         return actual
 
-    def _judged(self, case: Case) -> Outcome:
-        """A case checked against NumPy, and against the backend itself elsewhere."""
+    def _judged(self, case: Case, actual: Outcome | None = None, follows: str | None = None) -> Outcome:
+        """A case (``actual``: its outcome, where called already) against NumPy (a value that
+        ``follows`` a clause of the standard marked so), and against the backend elsewhere."""
         unsupported = self.ledger.declared_unsupported(case.op)
         if unsupported is not None:
             return unsupported
         self.ledger.count_example()
         expected = self.numpy.outcome(case)
-        actual = self.runner.call(self.backend, case, self.device, self.mode)
+        actual = actual or self.runner.call(self.backend, case, self.device, self.mode)
         moves_to = ops.get(case.op).moves_to
         verdict = judge(
             self.numpy,
@@ -196,7 +256,7 @@ class Checker:
         )
         self.ledger.cases[case.op] += 1
         self._against_itself(case, verdict.actual)
-        self.ledger.enter(verdict)
+        self.ledger.enter(verdict, follows)
         return verdict.actual
 
     def _against_itself(self, case: Case, actual: Outcome, truth: Outcome | None = None) -> None:

@@ -29,6 +29,7 @@ class Found:
     mismatches: list[oracle.Mismatch]
     known: list[Entry | None]
     reference: Reference  # what the backend was compared with
+    follows: str | None = None  # the standard's clause whose stated result the values hold (not NumPy's)
 
     def size(self) -> tuple[int, int]:
         """Smaller is simpler: fewer elements (and program nodes), then shorter source."""

@@ -87,9 +87,10 @@ class Ledger:
             self._example = data
             self.examples += 1
 
-    def enter(self, verdict: Verdict | None) -> None:
+    def enter(self, verdict: Verdict | None, follows: str | None = None) -> None:
         """Count and keep what differs; raise a new divergence inside Hypothesis. None: the
-        reference gave no answer."""
+        reference gave no answer. ``follows``: the clause of the standard whose stated result the
+        differing values hold (compat.harness.checker.stated_answer)."""
         if verdict is None or not verdict.mismatches:
             return
         case, reference = verdict.case, verdict.reference
@@ -101,7 +102,7 @@ class Ledger:
             self.first_example.setdefault(key, self.examples)
         known = [self.registry.match(self.backend_info, f) for f in fields]
         self.matched.update(entry.id for entry in known if entry)
-        found = Found(case, verdict.expected, verdict.actual, verdict.mismatches, known, reference)
+        found = Found(case, verdict.expected, verdict.actual, verdict.mismatches, known, reference, follows)
         if all(known) or not hypothesis.currently_in_test_context():
             for key in keys:
                 if key not in self.kept or found.size() < self.kept[key].size():
@@ -153,6 +154,7 @@ class Ledger:
             mismatch, entry = found.mismatches[index], found.known[index]
             fields = self.divergence_fields(found.case, mismatch, found.reference)
             expected, actual = found.outcomes(mismatch)
+            follows = found.follows if mismatch.kind == "value" else None
             out.append(
                 records.Divergence(
                     **{**common, "reference": found.reference.id},
@@ -168,7 +170,8 @@ class Ledger:
                     first_seen_after=self.first_seen.get(self.key(fields), 0),
                     first_example=self.first_example.get(self.key(fields)),
                     known=entry.id if entry else None,
-                    status="known" if entry else "new",
+                    status="standard" if follows else "known" if entry else "new",
+                    follows=follows,
                     tables=tables,
                 )
             )

@@ -7,7 +7,7 @@ import numpy as np
 
 from compat.adapters import Adapter
 from compat.adapters.numpy_fd import FiniteDifferences
-from compat.core import dtypes
+from compat.core import dtypes, special_cases
 from compat.core.case import Case
 from compat.core.outcome import Outcome
 from compat.core.source import Exported
@@ -118,6 +118,31 @@ class Promised:
 
     def outcome(self, case: Case) -> Outcome:
         return self.promised
+
+
+class Standard:
+    """The result the standard states for each element of a special-case check, element ``i``
+    meeting ``clauses[i]`` (compat.core.special_cases): the judge's step ``as_stated`` compares
+    each element with it. Its outcome gives the shape a result must have."""
+
+    role = Role.STANDARD
+    id = "standard"
+
+    def __init__(self, clauses: list) -> None:
+        self.clauses = clauses
+
+    def outcome(self, case: Case) -> Outcome:
+        shape = np.shape(case.args[0])
+        return Outcome(values=np.zeros(shape), shape=shape)
+
+    def stated(self, case: Case) -> str:
+        """What the standard states for the case, in words (a reproducer prints it)."""
+        said = []
+        for clause, where in special_cases.by_clause(self.clauses):
+            result = special_cases.expected(clause, tuple(a[where] for a in case.args))
+            value = "" if result is None else f": {result.tolist()}"
+            said.append(f"{clause.standard}, {clause.section}: {clause.clause.replace('``', '')}{value}")
+        return "; ".join(said)
 
 
 class OwnAnswer:

@@ -193,8 +193,11 @@ def pytest_pyfunc_call(pyfuncitem):
     if new and compat.policy == "strict":
         pytest.fail(report.new_divergences_message(new), pytrace=False)
     known = sorted({r.known for r in divergences if r.known})
-    if known:
-        pyfuncitem.stash[KNOWN] = "known divergences: " + ", ".join(known)
+    standard = sum(r.status == "standard" for r in divergences)
+    reasons = ["known divergences: " + ", ".join(known)] if known else []
+    reasons += [f"{standard} follow the standard where NumPy does not"] if standard else []
+    if reasons:
+        pyfuncitem.stash[KNOWN] = "; ".join(reasons)
     return None
 
 
@@ -220,7 +223,7 @@ def input_class(item) -> dict | None:
 
 
 _PARAMS_ON_ROW = pytest.StashKey[Counter]()
-KNOWN = pytest.StashKey[str]()  # why a spec that showed only known divergences is xfailed
+KNOWN = pytest.StashKey[str]()  # why a spec that showed only known (or standard) divergences is xfailed
 
 
 def params_on_row(item) -> int:

@@ -1,7 +1,8 @@
 """What a backend is compared with. A ``Reference`` gives its outcome of a case; its ``role``
 says which steps judge a backend against it (compat.judge.steps). The harness provides one
 of each role (compat.harness.references): NumPy, numpy-fd, a gradient reference framework,
-the backend on its reference device, the backend in eager mode, the backend's own answer."""
+the backend on its reference device, the backend in eager mode, the backend's own answer,
+the standard's stated result."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ class Role(Enum):
     FRAMEWORK = "another framework's derivatives (the gradient reference)"
     DEVICE = "the same backend on its reference device"
     MODE = "the same backend in eager mode"
+    STANDARD = "the result the standard states (its special cases)"
     PROMISE = "the answer the backend promises (an adapter fact: the order of -0 and +0 in maximum)"
     ITSELF = (
         "the same backend's own answer to the question, asked another way (its add's dtype for result_type)"

@@ -10,17 +10,18 @@ hung, widen gradients to the truth's tolerance, compare bit for bit or within th
 flush-to-zero. Against finite differences and a gradient reference framework: compare within
 the derivative's tolerance, a dtype divergence explaining the values. Against the backend's own
 answer to the same question asked another way (result_type against the dtype of its add): compare.
+Against the standard's special cases: each element's stated result.
 """
 
 from __future__ import annotations
 
 import struct
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from compat.core import ops
+from compat.core import ops, special_cases
 from compat.core.case import Case
 from compat.core.outcome import Outcome
 from compat.judge import factorizations, flush, gradients, oracle, rules
@@ -168,6 +169,22 @@ def satisfied(j: Judgement) -> None:
     ]
 
 
+def as_stated(j: Judgement) -> None:
+    """Each element against the result the standard states for the clause it meets
+    (compat.core.special_cases.stated; the reference holds the clauses): a ``value`` mismatch
+    where it holds another. An error or a shape is compared as against NumPy (a result was due)."""
+    actual = j.actual
+    if actual.raised or actual.values is None or actual.shape != j.reference_outcome.shape:
+        due = oracle.without_values(replace(j.reference_outcome, dtype=actual.dtype))
+        j.mismatches = oracle.compare(due, oracle.without_values(actual))
+        return
+    clauses = j.reference.clauses  # type: ignore[attr-defined]  # a STANDARD reference's
+    want, ok = special_cases.stated(clauses, j.case.args, actual.values)
+    if not ok.all():
+        clause = clauses[int(np.argmin(ok))].clause.replace("``", "")
+        j.mismatches = [oracle.value_mismatch(want, actual.values, ~ok, f"the standard: {clause}")]
+
+
 def without_consequences(j: Judgement) -> None:
     j.mismatches = rules.without_consequences(j.case, j.actual, j.mismatches, j.allowed, j.expected_of)
 
@@ -216,6 +233,8 @@ STEPS: dict[Role, tuple[Callable[[Judgement], bool | None], ...]] = {
     Role.FINITE_DIFFERENCES: (expect, bound_of_program, compare, dtype_explains_values, misplaced),
     # a promise of the backend's own (an adapter fact): its answer, bit for bit
     Role.PROMISE: (expect, bit_for_bit, compare),
+    # the standard's stated result, element by element (its dtype is NumPy's to judge)
+    Role.STANDARD: (expect, as_stated),
     # one answer against another of the same backend: nothing to settle or bound, only to compare
     Role.ITSELF: (expect, keep_unless_lost, compare),
     Role.FRAMEWORK: (

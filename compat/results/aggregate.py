@@ -50,6 +50,7 @@ class SummaryRow:
     cases: int = 0
     new: int = 0
     known: int = 0
+    standard: int = 0  # differ from NumPy, hold the result the standard states
     device_new: int = 0
     device_known: int = 0
     unsupported: dict[str, str] = field(default_factory=dict)  # operation -> reason
@@ -61,6 +62,7 @@ class SummaryRow:
             "cases": self.cases,
             "new": self.new,
             "known": self.known,
+            "standard": self.standard,
             "device new": self.device_new,
             "device known": self.device_known,
             "unsupported": dict(self.unsupported),

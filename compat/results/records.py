@@ -32,8 +32,9 @@ from typing import Any, ClassVar, NamedTuple
 
 from compat.core.row import EAGER, Row
 
-SCHEMA_VERSION = 3  # 3 added Replay; 2 added Checks.unsupported and the tables a spec feeds
-READABLE_VERSIONS = (1, 2, 3)
+# 4 added status "standard" and follows; 3 added Replay; 2 added Checks.unsupported and the tables a spec feeds
+SCHEMA_VERSION = 4
+READABLE_VERSIONS = (1, 2, 3, 4)
 SCHEMA_PATH = Path(__file__).with_name("record.schema.json")
 
 
@@ -133,10 +134,12 @@ class Divergence(Record):
     reproducer: str
     count: int  # examples of this spec that showed it
     known: str | None  # the registry entry it matched
-    status: str  # new | known
+    # new | known | standard (differs from NumPy, holds the result the standard states: ``follows``)
+    status: str
     first_seen_after: int = 0  # cases checked when it first showed
     first_example: int | None = None  # examples run when it first showed, that one included (tables: cases)
     tables: list[str] = field(default_factory=list)  # report tables the spec feeds (e.g. the promotion grid)
+    follows: str | None = None  # the standard's special-case clause whose result the backend gives
 
     @property
     def key(self) -> Key:

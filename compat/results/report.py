@@ -33,6 +33,9 @@ def summary_table(run: Run, registry: Registry) -> str:
     rows = aggregate.summary(run.checks, run.divergences)
     columns = ["backend", "family", "cases", "new", "known"]
     values = [[r.backend, r.family, r.cases, r.new, r.known] for r in rows]
+    if any(r.standard for r in rows):  # differ from NumPy where NumPy departs from the standard
+        columns.append("follows standard")
+        values = [v + [r.standard] for v, r in zip(values, rows)]
     # devices under test and execution modes: their divergences from the reference device, or from eager, too
     targets = [Row.parse(r.backend) for r in rows]
     against = "/".join(

@@ -1,6 +1,6 @@
 """The special-case table: the standard's clauses (grouped by function) x backend rows, from the
 records of ``test_every_special_case_of_the_standard`` (compat/specs/special_cases.py), with
-NumPy's own row against the standard (compat.core.special_cases.departures).
+NumPy's own row against the standard (its records against the reference ``standard``).
 
 Each element of a special-case check meets one clause. Where a row's result differs from
 NumPy's, the clause is classed by the standard's stated result (``expected``/``agrees``): the
@@ -8,7 +8,7 @@ row follows the standard there (``std``: NumPy departs, the row does not), or it
 both, as a known divergence (``known``, its record matched a registry entry) or a new one
 (``new``). A cell counts clauses; ``=`` is a function whose every clause agrees with NumPy on
 that row, ``-`` one the row did not check. NumPy's cell counts the clauses where NumPy itself
-departs from the standard (``dep``)."""
+departs from the standard (``dep``): its records against the reference ``standard``."""
 
 from __future__ import annotations
 
@@ -23,6 +23,7 @@ from compat.results.records import Checks, Divergence, Run
 SPEC = "test_every_special_case_of_the_standard"
 FAMILY = "special_cases"
 NUMPY = "numpy"
+STANDARD = "standard"  # the reference of NumPy's own row: its departures from the standard
 # what a special case judges: values, and an error or shape where a value was due (a dtype is the
 # promotion family's, a device placement the device rows')
 COUNTED = ("value", "error", "shape")
@@ -80,32 +81,33 @@ def _inputs(record: Divergence) -> tuple[np.ndarray, ...] | None:
 
 
 def classify(record: Divergence, cell: Cell) -> None:
-    """Class the clauses a special-case record shows into ``cell``."""
+    """Class the clauses a special-case record shows into ``cell``: each element's clause is the
+    one its operands were built to meet (special_cases.clauses_met). Against NumPy, an element
+    whose value holds the standard's result where NumPy's does not follows the standard; else it
+    differs from both (known or new). Against the standard (NumPy's own row), NumPy departs."""
     if record.kind not in COUNTED:
         return
     args = _inputs(record)
-    known = record.status == "known"
-    if args is None or not args:
+    if not args:
         return
-    dtype = str(args[0].dtype)
-    full, per_element = special_cases.operands(record.op, dtype)
+    met = special_cases.clauses_met(record.op, args)
+    if record.reference == STANDARD:
+        cell.departs.update(c.clause for c in met if c is not None)
+        return
+    known = cell.known if record.status == "known" else cell.new
     expected, actual = record.expected.get("values"), record.actual.get("values")
-    if record.kind != "value" or expected is None or actual is None or len(full[0]) != len(args[0]):
-        # an error, a shape, or a replayed subset: every clause of the check counts
-        clauses = {c.clause for c in per_element} if record.kind != "value" else set()
-        (cell.known if known else cell.new).update(clauses)
+    if record.kind != "value" or expected is None or actual is None or len(actual) != len(met):
+        known.update(c.clause for c in met if c is not None)  # an error or a shape: every clause
         return
     for i, (e, a) in enumerate(zip(map(_value, expected), map(_value, actual), strict=False)):
-        if _same(e, a):
+        case = met[i]
+        if case is None or _same(e, a):
             continue
-        case = per_element[i]
         element = tuple(x[i : i + 1] for x in args)
-        want = special_cases.expected(case, element)
-        follows = want is not None and bool(special_cases.agrees(case, np.asarray([a]), want)[0])
-        if follows:
-            cell.std.add(case.clause)
-        else:
-            (cell.known if known else cell.new).add(case.clause)
+        held = special_cases.holds(case, element, np.asarray([a]))
+        numpy_held = special_cases.holds(case, element, np.asarray([e]))
+        follows = held is not None and bool(held[0]) and not (numpy_held is not None and bool(numpy_held[0]))
+        (cell.std if follows else known).add(case.clause)
 
 
 def cells(run: Run) -> dict[str, dict[str, Cell]]:
@@ -122,16 +124,13 @@ def cells(run: Run) -> dict[str, dict[str, Cell]]:
                 if op in functions:
                     cell(record.where, op).checked = True
     for divergence in run.divergences:
-        if divergence.family != FAMILY or SPEC not in divergence.spec or divergence.reference != NUMPY:
+        if divergence.family != FAMILY or SPEC not in divergence.spec:
+            continue
+        if divergence.reference not in (NUMPY, STANDARD):
             continue
         reached = cell(divergence.where, divergence.op)
         reached.checked = True
         classify(divergence, reached)
-    if NUMPY in table:
-        departed, _ = special_cases.departures()
-        for departure in departed:
-            if departure.case.op in table[NUMPY]:
-                table[NUMPY][departure.case.op].departs.add(departure.case.clause)
     return table
 
 

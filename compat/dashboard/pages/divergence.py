@@ -19,11 +19,11 @@ def divergence_page(dash: Context, d: StoredDivergence, record: dict) -> None:
     backend = record["backend"]
     title = f"{d.backend_id} {d.op}({d.inputs}): {d.kind}"
     cell_row = MatrixRow(d.backend_id, d.version, d.device, dash.data.against(d.reference))
-    meaning = (
-        "a divergence the registry does not know: probably a bug of the backend (or of its adapter)"
-        if d.status == "new"
-        else "a known, documented divergence"
-    )
+    meaning = {
+        "new": "a divergence the registry does not know: probably a bug of the backend (or of its adapter)",
+        "standard": "differs from NumPy and gives the result the standard states: "
+        + e(record.get("follows") or ""),
+    }.get(d.status, "a known, documented divergence")
     parts = [
         f"<h1>{e(title)}</h1>",
         f'<p><span class="badge {e(d.status)}">{e(d.status)}</span> {meaning} &middot; back to '
