@@ -216,3 +216,21 @@ def test_a_report_whose_reader_went_away_ends_without_a_traceback(tmp):
     finally:
         os.close(writer)
     assert process.returncode == 1 and "Traceback" not in process.stderr, process.stderr
+
+
+def test_a_report_lists_a_few_skipped_lines_and_counts_the_rest(tmp_path, capsys):
+    """A results file of another format (every line skipped) gives a few lines, not thousands."""
+    import argparse
+
+    from compat.cli.common import SKIPPED_SHOWN, chosen_run
+
+    run_directory = tmp_path / "results" / "run-1"
+    run_directory.mkdir(parents=True)
+    bad = SKIPPED_SHOWN + 30
+    lines = ["{not json"] * bad + [json.dumps(checks_record(cases={"add": 1}))]
+    (run_directory / "records-x.jsonl").write_text("\n".join(lines) + "\n")
+    run, _ = chosen_run(argparse.Namespace(results=str(tmp_path / "results"), run=None), "report")
+    shown = nonempty_lines(capsys.readouterr().err)
+    assert len(shown) == SKIPPED_SHOWN + 1, shown
+    assert shown[-1] == "compat report: ... and 30 more skipped"
+    assert run.checks

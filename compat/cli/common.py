@@ -11,6 +11,8 @@ from pathlib import Path
 from compat.harness.plugin import DEFAULT_REGISTRY, DEFAULT_RESULTS
 from compat.results import records, registry, store
 
+SKIPPED_SHOWN = 20  # problems listed one per line; the rest counted in one more
+
 
 class UsageError(Exception):
     """Arguments argparse cannot judge alone: reported as argparse reports its own (exit status 2)."""
@@ -51,8 +53,12 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
 def chosen_run(args, command: str) -> tuple[records.Run, records.Loaded]:
     """The run ``--run`` names in the results directory, or its latest."""
     loaded = records.load(Path(args.results), run=args.run or "latest")
-    for problem in loaded.problems:
+    for problem in loaded.problems[:SKIPPED_SHOWN]:
         print(f"compat {command}: skipped {problem}", file=sys.stderr)
+    if len(loaded.problems) > SKIPPED_SHOWN:
+        print(
+            f"compat {command}: ... and {len(loaded.problems) - SKIPPED_SHOWN} more skipped", file=sys.stderr
+        )
     run = loaded.runs.get(args.run) if args.run else loaded.latest()
     if run is None:
         raise records.ResultsError(
@@ -80,9 +86,6 @@ def shown_report(args) -> tuple[int, records.Run]:
     else:
         print(report.text_report(run, known, every=args.all))
     return (1 if loaded.problems else 0), run
-
-
-SKIPPED_SHOWN = 100
 
 
 def print_ingested(ingested: store.Ingested, store_path: str, command: str) -> int:
