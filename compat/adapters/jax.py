@@ -21,7 +21,7 @@ import os
 import numpy as np
 
 from compat.adapters import patches
-from compat.adapters.base import Adapter
+from compat.adapters.base import INSPECTION, Adapter
 from compat.core import cache, ops
 from compat.devices.plugins import JaxCpuDevices
 
@@ -57,7 +57,7 @@ class JaxAdapter(Adapter):
         **{op: f"jnp.fft.{op}" for op in ops.select(group="fft")},
         # -- interchange (issue 33): another backend's array, imported as it is --
         "from_dlpack_of": "jnp.from_dlpack",
-        "default_dtype": "ops.default_dtype",
+        **{op: f"ops.{op}" for op in INSPECTION},
         "to_device": "ops.to_device",
         # -- the linalg extension (issue 33) --
         **{op: f"jnp.linalg.{op}" for op in ops.extension("linalg")},

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from compat.adapters import numpy_ops
-from compat.adapters.base import Adapter, unsupported
+from compat.adapters.base import INSPECTION, Adapter, unsupported
 from compat.core import dtypes, ops
 
 NO_AUTODIFF = unsupported("NumPy has no automatic differentiation")
@@ -55,7 +55,7 @@ class NumpyAdapter(Adapter):
         **{op: f"np.fft.{op}" for op in ops.select(group="fft")},
         # -- interchange (issue 33): another backend's array, imported as it is --
         "from_dlpack_of": "np.from_dlpack",
-        "default_dtype": "ops.default_dtype",
+        **{op: f"ops.{op}" for op in INSPECTION},
         "to_device": "ops.to_device",
         # -- the linalg extension (issue 33) --
         **{op: f"np.linalg.{op}" for op in ops.extension("linalg")},

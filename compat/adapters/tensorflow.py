@@ -11,7 +11,7 @@ import os
 
 import numpy as np
 
-from compat.adapters.base import Adapter, unsupported
+from compat.adapters.base import INSPECTION, Adapter, unsupported
 from compat.core import ops
 from compat.devices.plugins import TensorflowApu
 
@@ -104,7 +104,7 @@ class TensorflowAdapter(Adapter):
         "ifftshift": "tf.signal.ifftshift",
         # -- interchange (issue 33): TensorFlow imports a DLPack capsule, not an object --
         "from_dlpack_of": "ops.from_dlpack_of",
-        "default_dtype": unsupported("tf.experimental.numpy has no __array_namespace_info__"),
+        **{op: unsupported("tf.experimental.numpy has no __array_namespace_info__") for op in INSPECTION},
         "to_device": unsupported("a tf.Tensor has no to_device method: tf.device scopes place it (copy_to)"),
         # -- the linalg extension (issue 33): tnp has cross and outer; tf.linalg the factorizations and
         # solvers, spelled otherwise in compat.adapters.tensorflow_ops where only the spelling differs --

@@ -8,7 +8,7 @@ import functools
 import numpy as np
 
 from compat.adapters import patches
-from compat.adapters.base import Adapter, unsupported
+from compat.adapters.base import INSPECTION, Adapter, unsupported
 from compat.core import dtypes, ops
 from compat.devices.plugins import TorchApu
 
@@ -169,9 +169,12 @@ class TorchAdapter(Adapter):
         "sign": "torch.sgn",
         # -- interchange (issue 33): another backend's array, imported as it is --
         "from_dlpack_of": "torch.from_dlpack",
-        "default_dtype": unsupported(
-            "torch has no __array_namespace_info__ (array_api_compat's torch namespace adds one; not installed)"
-        ),
+        **{
+            op: unsupported(
+                "torch has no __array_namespace_info__ (array_api_compat's torch namespace adds one; not installed)"
+            )
+            for op in INSPECTION
+        },
         "to_device": unsupported(
             "a torch tensor has no to_device method: Tensor.to(device) is torch's (copy_to)"
         ),

@@ -11,7 +11,9 @@ for), the error is recorded like any other outcome. Execution modes declare the 
 unsupported: a traced array has no buffer.
 
 Within a backend, ``to_device`` moves an array to each of its devices and back, every bit kept;
-and the inspection namespace's default dtypes are what the backend's own arrays get.
+and the inspection namespace states what the backend does: its default dtypes are what the
+backend's own arrays get, the dtypes it lists for a kind are those of the kind it makes, its
+devices those arrays land on, its capabilities what indexing by a mask, nonzero and a rank do.
 """
 
 import ml_dtypes
@@ -134,6 +136,32 @@ def test_namespace_info_states_the_dtypes_the_backend_makes(xp, kind):
     """__array_namespace_info__().default_dtypes()[kind] is the dtype the backend's own arrays get:
     asarray of a Python float, int or complex, argmax's indices (reference itself:<call>)."""
     xp.check_itself("default_dtype", kind, against=DEFAULTS[kind])
+
+
+# every kind the standard's inspection namespace names, and a tuple of kinds (their union)
+KINDS = (*dtypes.KINDS, ("bool", "real floating"))
+
+
+@pytest.mark.parametrize("kind", KINDS, ids=str)
+def test_namespace_info_lists_the_dtypes_of_a_kind_the_backend_makes(xp, kind):
+    """__array_namespace_info__().dtypes(kind=kind) lists each of the standard's dtypes of the kind
+    that the backend makes (zeros and asarray with dtype=d give d), and no other (reference
+    itself:made_dtypes; the kind's dtypes as the standard defines it)."""
+    xp.check_itself("info_dtypes", kind, against=("made_dtypes", dtypes.of_kind(kind)))
+
+
+def test_namespace_info_lists_the_device_arrays_land_on(xp):
+    """devices() lists the device an array of each of the standard's dtypes lands on (on a device
+    row, that device), and dtypes(device=) that device's dtype: NumPy's answer, both True."""
+    for name in dtypes.STANDARD:
+        xp.check("info_lists_device", np.zeros(2, dtype=dtypes.to_numpy(name)))
+
+
+def test_namespace_info_capabilities_are_what_the_backend_does(xp):
+    """capabilities() states what the backend does: "boolean indexing" whether x[mask] works,
+    "data-dependent shapes" whether nonzero and unique_values work, "max dimensions" the most
+    dimensions an array takes (reference itself:shown_capabilities)."""
+    xp.check_itself("info_capabilities", against=("shown_capabilities",))
 
 
 @given(data=st.data())
