@@ -462,7 +462,17 @@ class Adapter:
                 array = self.transposed(array)
             elif value.layout == "sliced":
                 array = array[::2]
-            return self.export_dlpack(array)
+            after = value.before_and_after()[1]
+            if after is None:
+                return self.export_dlpack(array)
+            return Written(self.export_dlpack(array), lambda: self.overwrite(array, after))
+
+    # whether a consumer's import can be checked for shared memory by writing the producer's array
+    writable_exports = False
+
+    def overwrite(self, array, values: np.ndarray) -> None:
+        """Write ``values`` into this backend's ``array`` in place (a view writes its base's memory)."""
+        raise UnsupportedOperation(f"{self.id} cannot write its arrays in place")
 
     def made_for_export(self, values: np.ndarray, device: str | None):
         """This backend's array of ``values``, in memory of its own allocator (where it has one)."""
@@ -502,6 +512,20 @@ class Adapter:
     def plugin_devices(self) -> list[str]:
         """Devices compat itself gives this backend (its reference plug-ins), checked by default."""
         return list(self.plugin.names) if self.plugin is not None else []
+
+
+class Written:
+    """An exported array that its producer writes after a consumer imported it (``write()``, which
+    the consumer's call makes after its from_dlpack): DLPack's methods are the array's."""
+
+    def __init__(self, array, write) -> None:
+        self.array, self.write = array, write
+
+    def __dlpack__(self, **kwargs):
+        return self.array.__dlpack__(**kwargs)
+
+    def __dlpack_device__(self):
+        return self.array.__dlpack_device__()
 
 
 @functools.cache

@@ -57,6 +57,7 @@ class JaxAdapter(Adapter):
         **{op: f"jnp.fft.{op}" for op in ops.select(group="fft")},
         # -- interchange (issue 33): another backend's array, imported as it is --
         "from_dlpack_of": "jnp.from_dlpack",
+        "from_dlpack_written": "ops.from_dlpack_written",
         **{op: f"ops.{op}" for op in INSPECTION},
         "to_device": "ops.to_device",
         # -- the linalg extension (issue 33) --
@@ -84,7 +85,7 @@ class JaxAdapter(Adapter):
     MODE_LIMITS = {
         "jit": {
             op: "DLPack hands over a concrete buffer: a traced array has none"
-            for op in ("from_dlpack", "from_dlpack_of")
+            for op in ("from_dlpack", "from_dlpack_of", "from_dlpack_written")
         }
     }
     POLICIES = {

@@ -152,6 +152,13 @@ def shown_capabilities():
     }
 
 
+def from_dlpack_written(x, copy):
+    """x imported with copy=, then written by its producer (x.write()): the import as read after."""
+    imported = jnp.from_dlpack(x, copy=copy)
+    x.write()
+    return imported
+
+
 def to_device(x, device):
     platform, _, number = device.partition(":")
     return x.to_device(jax.devices(platform)[int(number or 0)])

@@ -55,6 +55,7 @@ class NumpyAdapter(Adapter):
         **{op: f"np.fft.{op}" for op in ops.select(group="fft")},
         # -- interchange (issue 33): another backend's array, imported as it is --
         "from_dlpack_of": "np.from_dlpack",
+        "from_dlpack_written": "ops.from_dlpack_written",
         **{op: f"ops.{op}" for op in INSPECTION},
         "to_device": "ops.to_device",
         # -- the linalg extension (issue 33) --
@@ -85,6 +86,11 @@ class NumpyAdapter(Adapter):
         # the values where compat placed them, 16 bytes past a 64-byte boundary: all NumPy's
         # allocator promises (a copy would land 64-byte aligned on some runs, not on others)
         return values
+
+    writable_exports = True
+
+    def overwrite(self, array, values):
+        array[...] = values
 
     def array_source(self, variable, dtype, device=None):
         return variable

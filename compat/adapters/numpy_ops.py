@@ -379,6 +379,13 @@ def shown_capabilities():
     }
 
 
+def from_dlpack_written(x, copy):
+    """x imported with copy=, then written by its producer (x.write()): the import as read after."""
+    imported = np.from_dlpack(x, copy=copy)
+    x.write()
+    return imported
+
+
 def to_device(x, device):  # NumPy's one device is "cpu", whatever compat names it
     return x.to_device("cpu")
 

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from compat.adapters import Adapter
+from compat.adapters.base import producer
 from compat.core import ops
 from compat.core.case import Case
 from compat.core.outcome import Outcome
@@ -127,6 +128,12 @@ class Checker:
         rows = list(table)
         step = max(1, min(round(1 / (self.share * self.table_share)), len(rows) // least))
         return rows[self.session.seed % step :: step]
+
+    def producers(self, writable: bool = False) -> list[str]:
+        """The backends whose arrays this row imports (interchange): its own, and compat's others
+        in the session; ``writable``: those whose producer writes its arrays in place."""
+        names = dict.fromkeys([self.backend.name, *(self.session.producers or ())])
+        return [name for name in names if not writable or producer(self.backend, name).writable_exports]
 
     def requires(self, op: str) -> None:
         """Skip the spec (the operation counted as unsupported) where the backend declares ``op`` unsupported."""

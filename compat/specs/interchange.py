@@ -2,7 +2,7 @@
 
 Each row is a consumer: its ``from_dlpack`` (the table's ``from_dlpack_of``) imports an array
 that a producer made and exported (``x.__dlpack__``, with ``copy=`` as the consumer asks it)
-— every backend the session checks, the row's own included (``producers(xp)``), each eager on
+— every backend the session checks, the row's own included (``xp.producers()``), each eager on
 its default device. The result must keep the dtype, the shape, the element order of a
 producer's transposed or sliced view (what its strides mean), and every bit (signed zeros,
 NaN payloads, subnormals, infinities, the extremes), compared with the values the producer
@@ -39,11 +39,6 @@ FORMS = (
     ("transposed", False),
     ("sliced", None),
 )
-
-
-def producers(xp) -> list[str]:
-    """The backends whose arrays this row imports: its own, and compat's others in the session."""
-    return list(dict.fromkeys([xp.backend.name, *(xp.session.producers or ())]))
 
 
 def edge_values(name: str) -> np.ndarray:
@@ -83,7 +78,7 @@ def test_every_producer_dtype_and_layout_keeps_every_bit(xp):
         pytest.skip("from_dlpack keeps the producer's device (the standard): the producers are on theirs")
     table = [
         (producer, name, layout, copy)
-        for producer in producers(xp)
+        for producer in xp.producers()
         for name in dtypes.ALL
         for layout, copy in FORMS
     ]
@@ -109,7 +104,7 @@ def test_arrays_of_any_shape_cross_bit_for_bit(xp, data):
     xp.requires("from_dlpack_of")  # an execution mode has no buffer to import
     if xp.device is not None:
         pytest.skip("from_dlpack keeps the producer's device (the standard): the producers are on theirs")
-    producer = data.draw(st.sampled_from(producers(xp)), label="producer")
+    producer = data.draw(st.sampled_from(xp.producers()), label="producer")
     name = data.draw(st.sampled_from(dtypes.ALL), label="dtype")
     layout = data.draw(st.sampled_from(LAYOUTS), label="layout")
     shape = (
@@ -120,6 +115,28 @@ def test_arrays_of_any_shape_cross_bit_for_bit(xp, data):
     copy = data.draw(st.sampled_from([None, True, False]), label="copy")
     x = exported(producer, data.draw(any_values(name, shape), label="x"), layout)
     xp.check_exact("from_dlpack_of", x, **({} if copy is None else {"copy": copy}))
+
+
+@pytest.mark.parametrize("copy", [False, True], ids=["copy=False", "copy=True"])
+def test_copy_false_shares_memory_and_copy_true_copies(xp, copy):
+    """from_dlpack(x, copy=False) never copies (the standard): the values a writable producer
+    (its arrays written in place) writes into its array after the import show in the result, the
+    array having held other bits before; from_dlpack(x, copy=True) always copies: the producer's
+    writing other bits after the import leaves the result the values exported. Every writable
+    producer, dtype and layout (a view writes its base's memory)."""
+    xp.requires("from_dlpack_written")  # an execution mode has no buffer to import
+    if xp.device is not None:
+        pytest.skip("from_dlpack keeps the producer's device (the standard): the producers are on theirs")
+    write = "overwritten" if copy else "written"
+    table = [
+        (producer, name, layout)
+        for producer in xp.producers(writable=True)
+        for name in dtypes.ALL
+        for layout in LAYOUTS
+    ]
+    for producer, name, layout in xp.sample(table, least=len(dtypes.ALL)):
+        x = exported(producer, laid_out(edge_values(name), layout), layout, write)
+        xp.check_exact("from_dlpack_written", x, copy=copy)
 
 
 # each kind of default_dtypes() and a call that makes an array of that kind's default dtype

@@ -40,6 +40,7 @@ from compat.adapters.broken.indexing import (
 from compat.adapters.broken.interchange import (
     CapabilitiesDenyBooleanIndexing,
     DlpackExportLosesNegativeZeroInBfloat16,
+    DlpackImportAlwaysCopies,
     NamespaceInfoLeavesOutFloat64,
 )
 from compat.adapters.broken.linalg import (
@@ -125,6 +126,7 @@ FAULTS = (
     Atan2OfZeroAndNegativeZero,
     MaximumOfZerosByArgumentOrder,
     DlpackExportLosesNegativeZeroInBfloat16,
+    DlpackImportAlwaysCopies,
     NamespaceInfoLeavesOutFloat64,
     CapabilitiesDenyBooleanIndexing,
     EighReadsTheUpperTriangle,

@@ -1,5 +1,6 @@
-"""Interchange faults: torch exporting its tensors through DLPack with one bit lost; NumPy's
-inspection namespace stating what the backend does not do."""
+"""Interchange faults: torch exporting its tensors through DLPack with one bit lost; NumPy
+importing with a copy where copy=False forbids one; NumPy's inspection namespace stating what
+the backend does not do."""
 
 from __future__ import annotations
 
@@ -65,3 +66,20 @@ class CapabilitiesDenyBooleanIndexing(NumpyAdapter):
         if op != "info_capabilities" or outcome.raised:
             return outcome
         return with_part(outcome, "boolean indexing", False)
+
+
+def from_dlpack_always_copied(x, copy):
+    imported = np.from_dlpack(x, copy=True)  # copy=False too
+    x.write()
+    return imported
+
+
+class DlpackImportAlwaysCopies(NumpyAdapter):
+    """from_dlpack copies whatever copy= says, copy=False included (an import that cannot take
+    another allocator's buffer and copies it instead of raising): a producer's write after the
+    import does not show, as the standard's copy=False (never copy) says it must."""
+
+    name = "broken_dlpack_import_always_copies"
+    family = "interchange"
+    catch = Catch("test_copy_false_shares_memory_and_copy_true_copies", "from_dlpack_written", "value")
+    OPS = {**NumpyAdapter.OPS, "from_dlpack_written": from_dlpack_always_copied}

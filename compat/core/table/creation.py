@@ -92,6 +92,13 @@ TABLE: tuple[Op, ...] = (
         "another backend's array x imported through DLPack (x.__dlpack__(copy=...)), every bit kept",
         (exported("numpy", MATRIX),),
     ),
+    _filled(
+        "from_dlpack_written",
+        "(x, copy)",
+        "another backend's array x imported through DLPack with copy= True or False, its producer writing "
+        "its array after the import (x.write()): copy=False shares its memory, copy=True copies it",
+        (exported("numpy", MATRIX, "contiguous", "written"), False),
+    ),
     _filled("full", "(shape, fill_value, dtype=None)", "fill_value everywhere", ((2, 3), 2.5)),
     _filled("full_like", "(x, fill_value, dtype=None)", "fill_value in x's shape and dtype", (MATRIX, 2.5)),
     Op(
