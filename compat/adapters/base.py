@@ -38,7 +38,7 @@ import numpy as np
 from compat.core import cache, dtypes, ops
 from compat.core.outcome import Outcome
 from compat.core.programs import BoundProgram
-from compat.core.source import BackendArray, Exported, function_source
+from compat.core.source import BackendArray, Exported, Written, function_source
 
 
 class AdapterError(Exception):
@@ -467,8 +467,7 @@ class Adapter:
                 return self.export_dlpack(array)
             return Written(self.export_dlpack(array), lambda: self.overwrite(array, after))
 
-    # whether a consumer's import can be checked for shared memory by writing the producer's array
-    writable_exports = False
+    writable_exports = False  # whether overwrite writes this backend's arrays (interchange's copy= checks)
 
     def overwrite(self, array, values: np.ndarray) -> None:
         """Write ``values`` into this backend's ``array`` in place (a view writes its base's memory)."""
@@ -512,20 +511,6 @@ class Adapter:
     def plugin_devices(self) -> list[str]:
         """Devices compat itself gives this backend (its reference plug-ins), checked by default."""
         return list(self.plugin.names) if self.plugin is not None else []
-
-
-class Written:
-    """An exported array that its producer writes after a consumer imported it (``write()``, which
-    the consumer's call makes after its from_dlpack): DLPack's methods are the array's."""
-
-    def __init__(self, array, write) -> None:
-        self.array, self.write = array, write
-
-    def __dlpack__(self, **kwargs):
-        return self.array.__dlpack__(**kwargs)
-
-    def __dlpack_device__(self):
-        return self.array.__dlpack_device__()
 
 
 @functools.cache

@@ -87,6 +87,20 @@ class Exported(np.ndarray):
         return placed
 
 
+class Written:
+    """An exported array that its producer writes after a consumer imported it (``write()``, which
+    the consumer's call makes after its from_dlpack): DLPack's methods are the array's."""
+
+    def __init__(self, array, write) -> None:
+        self.array, self.write = array, write
+
+    def __dlpack__(self, **kwargs):
+        return self.array.__dlpack__(**kwargs)
+
+    def __dlpack_device__(self):
+        return self.array.__dlpack_device__()
+
+
 def exported(producer: str, values, layout: str = "contiguous", write: str = "") -> Exported:
     """``values`` as ``producer``'s array, laid out as ``layout`` (one of LAYOUTS), to export; its
     producer writes into it after the import as ``write`` (one of WRITES) says."""

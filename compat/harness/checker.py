@@ -11,7 +11,6 @@ import numpy as np
 import pytest
 
 from compat.adapters import Adapter
-from compat.adapters.base import producer
 from compat.core import ops
 from compat.core.case import Case
 from compat.core.outcome import Outcome
@@ -47,6 +46,7 @@ class Session:
     note: Note | None = None  # the call in flight, for whoever watches this process
     seed: int = 0  # of faults and of exhaustive-table samples
     producers: tuple[str, ...] | None = None  # compat's built-in backends checked: whose arrays rows import
+    writable_producers: tuple[str, ...] = ()  # those of them whose arrays are written in place (overwrite)
 
 
 def own_answer(checker: Checker, op: str, *args, against: tuple) -> Outcome:
@@ -128,12 +128,6 @@ class Checker:
         rows = list(table)
         step = max(1, min(round(1 / (self.share * self.table_share)), len(rows) // least))
         return rows[self.session.seed % step :: step]
-
-    def producers(self, writable: bool = False) -> list[str]:
-        """The backends whose arrays this row imports (interchange): its own, and compat's others
-        in the session; ``writable``: those whose producer writes its arrays in place."""
-        names = dict.fromkeys([self.backend.name, *(self.session.producers or ())])
-        return [name for name in names if not writable or producer(self.backend, name).writable_exports]
 
     def requires(self, op: str) -> None:
         """Skip the spec (the operation counted as unsupported) where the backend declares ``op`` unsupported."""
