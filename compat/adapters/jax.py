@@ -58,6 +58,7 @@ class JaxAdapter(Adapter):
         # -- interchange (issue 33): another backend's array, imported as it is --
         "from_dlpack_of": "jnp.from_dlpack",
         "from_dlpack_written": "ops.from_dlpack_written",
+        "from_dlpack_onto": "ops.from_dlpack_onto",
         **{op: f"ops.{op}" for op in INSPECTION},
         "to_device": "ops.to_device",
         # -- the linalg extension (issue 33) --
@@ -85,7 +86,7 @@ class JaxAdapter(Adapter):
     MODE_LIMITS = {
         "jit": {
             op: "DLPack hands over a concrete buffer: a traced array has none"
-            for op in ("from_dlpack", "from_dlpack_of", "from_dlpack_written")
+            for op in ("from_dlpack", "from_dlpack_of", "from_dlpack_written", "from_dlpack_onto")
         }
     }
     POLICIES = {

@@ -152,6 +152,11 @@ def shown_capabilities():
     }
 
 
+def from_dlpack_onto(x, device):
+    platform, _, number = device.partition(":")
+    return jnp.from_dlpack(x, device=jax.devices(platform)[int(number or 0)])
+
+
 def from_dlpack_written(x, copy):
     """x imported with copy=, then written by its producer (x.write()): the import as read after."""
     imported = jnp.from_dlpack(x, copy=copy)

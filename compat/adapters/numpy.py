@@ -56,6 +56,7 @@ class NumpyAdapter(Adapter):
         # -- interchange (issue 33): another backend's array, imported as it is --
         "from_dlpack_of": "np.from_dlpack",
         "from_dlpack_written": "ops.from_dlpack_written",
+        "from_dlpack_onto": "ops.from_dlpack_onto",
         **{op: f"ops.{op}" for op in INSPECTION},
         "to_device": "ops.to_device",
         # -- the linalg extension (issue 33) --

@@ -379,6 +379,10 @@ def shown_capabilities():
     }
 
 
+def from_dlpack_onto(x, device):  # NumPy's one device is "cpu", whatever compat names it
+    return np.from_dlpack(x, device="cpu")
+
+
 def from_dlpack_written(x, copy):
     """x imported with copy=, then written by its producer (x.write()): the import as read after."""
     imported = np.from_dlpack(x, copy=copy)

@@ -170,6 +170,7 @@ class TorchAdapter(Adapter):
         # -- interchange (issue 33): another backend's array, imported as it is --
         "from_dlpack_of": "torch.from_dlpack",
         "from_dlpack_written": "ops.from_dlpack_written",
+        "from_dlpack_onto": "ops.from_dlpack_onto",
         **{
             op: unsupported(
                 "torch has no __array_namespace_info__ (array_api_compat's torch namespace adds one; not installed)"
@@ -213,9 +214,13 @@ class TorchAdapter(Adapter):
             "from_dlpack": DLPACK_TRACED,  # issue 31
             "from_dlpack_of": DLPACK_TRACED,
             "from_dlpack_written": DLPACK_TRACED,
+            "from_dlpack_onto": DLPACK_TRACED,
         },
         **{
-            mode: {op: DLPACK_TRACED for op in ("from_dlpack", "from_dlpack_of", "from_dlpack_written")}
+            mode: {
+                op: DLPACK_TRACED
+                for op in ("from_dlpack", "from_dlpack_of", "from_dlpack_written", "from_dlpack_onto")
+            }
             for mode in ("compile", "inductor")
         },
     }

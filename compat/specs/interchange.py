@@ -125,6 +125,19 @@ def test_arrays_of_any_shape_cross_bit_for_bit(xp, data):
     xp.check_exact("from_dlpack_of", x, **({} if copy is None else {"copy": copy}))
 
 
+def test_from_dlpack_onto_each_device_keeps_every_bit(xp):
+    """from_dlpack(x, device=d) of each producer's array of every dtype (made on the producer's
+    default device) is the same array on d, every bit, for each device d the backend sees (on a
+    device row, that device): the consumer moves what the producer hands over."""
+    xp.requires("from_dlpack_onto")  # an execution mode has no buffer to import
+    devices = [xp.device] if xp.device is not None else xp.backend.devices()
+    table = [
+        (producer, name, device) for producer in producers(xp) for name in dtypes.ALL for device in devices
+    ]
+    for producer, name, device in xp.sample(table, least=len(dtypes.ALL)):
+        xp.check_exact("from_dlpack_onto", exported(producer, edge_values(name)), device)
+
+
 @pytest.mark.parametrize("copy", [False, True], ids=["copy=False", "copy=True"])
 def test_copy_false_shares_memory_and_copy_true_copies(xp, copy):
     """from_dlpack(x, copy=False) never copies (the standard): the values a writable producer

@@ -92,6 +92,17 @@ TABLE: tuple[Op, ...] = (
         "another backend's array x imported through DLPack (x.__dlpack__(copy=...)), every bit kept",
         (exported("numpy", MATRIX),),
     ),
+    Op(
+        "from_dlpack_onto",
+        "(x, device)",
+        "creation",
+        "another backend's array x imported through DLPack onto a device (from_dlpack(x, device=device)), "
+        "every bit kept",
+        numpy="np.from_dlpack(x, device='cpu')",
+        moves_to=1,
+        correctly_rounded=True,
+        example=(exported("numpy", MATRIX), "the reference device"),
+    ),
     _filled(
         "from_dlpack_written",
         "(x, copy)",
