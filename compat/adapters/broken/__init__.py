@@ -41,6 +41,7 @@ from compat.adapters.broken.interchange import (
     CapabilitiesDenyBooleanIndexing,
     DlpackExportLosesNegativeZeroInBfloat16,
     DlpackImportAlwaysCopies,
+    DlpackImportOntoDeviceStaysOnTheHost,
     NamespaceInfoLeavesOutFloat64,
 )
 from compat.adapters.broken.linalg import (
@@ -127,6 +128,7 @@ FAULTS = (
     MaximumOfZerosByArgumentOrder,
     DlpackExportLosesNegativeZeroInBfloat16,
     DlpackImportAlwaysCopies,
+    DlpackImportOntoDeviceStaysOnTheHost,
     NamespaceInfoLeavesOutFloat64,
     CapabilitiesDenyBooleanIndexing,
     EighReadsTheUpperTriangle,

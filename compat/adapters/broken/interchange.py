@@ -83,3 +83,19 @@ class DlpackImportAlwaysCopies(NumpyAdapter):
     family = "interchange"
     catch = Catch("test_copy_false_shares_memory_and_copy_true_copies", "from_dlpack_written", "value")
     OPS = {**NumpyAdapter.OPS, "from_dlpack_written": from_dlpack_always_copied}
+
+
+def from_dlpack_onto_left_on_the_host(x, device):
+    import torch
+
+    return torch.from_dlpack(x)  # device= dropped: the import stays where the producer's array is
+
+
+class DlpackImportOntoDeviceStaysOnTheHost(TorchAdapter):
+    """from_dlpack(x, device=d) leaves the import where the producer's array is (the host),
+    as an import that drops its device= would: caught on compat's reference apu device."""
+
+    name = "broken_dlpack_onto_device_stays_on_host"
+    family = "interchange"
+    catch = Catch("test_from_dlpack_onto_each_device_keeps_every_bit", "from_dlpack_onto", "device")
+    OPS = {**TorchAdapter.OPS, "from_dlpack_onto": from_dlpack_onto_left_on_the_host}
