@@ -133,6 +133,7 @@ def test_the_default_run_checks_each_share_config_on_the_families_it_changes():
         assert outside_config(adapter, other) == f"config {adapter.label} changes only " + ", ".join(
             adapter.share_families
         )
+        assert outside_config(adapter, "known") is None  # its registry examples replay, whatever their family
     # named on the command line, a config checks every family in full
     (explicit,) = select(next(iter(shared)), [])[0]
     assert explicit.share_families is None and outside_config(explicit, "indexing") is None

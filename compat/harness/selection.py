@@ -33,9 +33,10 @@ def select(backends: str | None, adapter_paths: list[str]):
 
 
 def outside_config(adapter, family: str) -> str | None:
-    """Why a share config's row does not check a spec family (None: it does)."""
+    """Why a share config's row does not check a spec family (None: it does). Its registry examples
+    it replays whatever their family (compat/specs/known.py): an entry of the config is checked."""
     families = adapter.share_families
-    if families is None or family in families:
+    if families is None or family in families or family == "known":
         return None
     return f"config {adapter.label} changes only {', '.join(families)}"
 
