@@ -132,3 +132,13 @@ def test_linalg_functions_are_not_smooth_where_their_derivative_does_not_exist(o
 
     assert not ops.get(op).smooth(where_not_smooth)
     assert ops.get(op).smooth(np.diag([2.0, 4.0, 6.0]))  # distinct, positive, well-conditioned
+
+
+def test_a_linalg_program_is_rebuilt_from_its_records_lambda():
+    # records write NumPy's spelling, np.linalg.slogdet(x0)[1]; the registry's examples parse it back
+    from compat.core.parse import program_from_source
+
+    program = Program(weighted("slogdet", part=1), (A,), (np.array(2.0),))
+    text = program.numpy_lambda()
+    assert "np.linalg.slogdet(x0)[1]" in text
+    assert program_from_source(text, program.inputs, program.constants).root == program.root
