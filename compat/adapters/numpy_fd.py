@@ -16,6 +16,10 @@ itself (``(x0 + x1) - x1``). That rounding does not show in f's values, so
 ``rounding_error`` bounds it from the largest intermediate value, and the
 gradient spec adds the bound to its tolerance.
 
+LAPACK has no extended precision: the linalg functions that go through it run on the operands
+rounded to float64 (``in_float64``), and ``rounding_error`` bounds their rounding with float64's
+epsilon (times LAPACK's test threshold: the matrices the gradient programs draw are well-conditioned).
+
 Results come back in the input's dtype (a gradient has its input's dtype).
 The transforms are functions of this module, like every adapter's operations,
 so reproducers show exactly this code.
@@ -59,6 +63,54 @@ def derivative(g, x, errors=None):
     if errors is not None:
         errors.append(stacked(spread).astype(np.float64))
     return stacked(columns)
+
+
+LAPACK_THRESHOLD = 30  # a LAPACK result is within 30 n eps of its backward-stable answer (n <= 3 here)
+
+
+def in_float64(function, *operands):
+    """``function`` (through LAPACK, which has no long double) of the operands in float64, its
+    result (each part of a tuple) back in long double."""
+    result = function(*(np.asarray(a, dtype=np.float64) for a in operands))
+    if isinstance(result, tuple):
+        return tuple(np.asarray(part, dtype=np.longdouble) for part in result)
+    return np.asarray(result, dtype=np.longdouble)
+
+
+def cholesky(x, upper=False):
+    return in_float64(lambda a: np.linalg.cholesky(a, upper=upper), x)
+
+
+def det(x):
+    return in_float64(np.linalg.det, x)
+
+
+def slogdet(x):
+    return in_float64(np.linalg.slogdet, x)
+
+
+def eigh(x):
+    return in_float64(np.linalg.eigh, x)
+
+
+def eigvalsh(x):
+    return in_float64(np.linalg.eigvalsh, x)
+
+
+def inv(x):
+    return in_float64(np.linalg.inv, x)
+
+
+def solve(x1, x2):
+    return in_float64(np.linalg.solve, x1, x2)
+
+
+def svdvals(x):
+    return in_float64(np.linalg.svdvals, x)
+
+
+IN_FLOAT64 = {"cholesky": cholesky, "det": det, "slogdet": slogdet, "eigh": eigh, "eigvalsh": eigvalsh}
+IN_FLOAT64 |= {"inv": inv, "solve": solve, "svdvals": svdvals}
 
 
 def grad(f, *xs, errors=None):
@@ -108,15 +160,20 @@ class FiniteDifferences(NumpyAdapter):
         "jacobian": jacobian,
         "per_example_grad": per_example_grad,
         "hvp": hvp,
+        **IN_FLOAT64,
     }
 
     @staticmethod
-    def rounding_error(transform: str, largest: float, operations: int) -> float:
-        """A bound of the error that rounding inside f (each of its ``operations``,
-        on values up to ``largest``) leaves in a ``transform``, after the
-        difference quotients magnify it by 1/h (twice for hvp)."""
+    def rounding_error(transform: str, largest: float, program) -> float:
+        """A bound of the error that rounding inside f (each of the ``program``'s
+        operations, on values up to ``largest``) leaves in a ``transform``, after the
+        difference quotients magnify it by 1/h (twice for hvp): long double's, or
+        LAPACK's in float64 where the program calls a function of IN_FLOAT64."""
         steps = 2 if transform == "hvp" else 1
-        return 2 * operations * float(np.finfo(np.longdouble).eps) * largest / STEP**steps
+        eps = float(np.finfo(np.longdouble).eps)
+        if program.root.ops() & IN_FLOAT64.keys():
+            eps = LAPACK_THRESHOLD * 3 * float(np.finfo(np.float64).eps)
+        return 2 * program.nodes() * eps * largest / STEP**steps
 
     def version(self) -> str:
         return np.__version__

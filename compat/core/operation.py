@@ -83,6 +83,8 @@ class Op:
     subscript: bool = False  # Python's x[index] on the backend's array, not a function
     python: Callable | None = None  # the same Python for every backend (unless an adapter maps it)
     smooth: Callable | None = None  # for the gradient programs: where it is differentiable (float64 operands)
+    hermitian: bool = False  # reads its matrix as Hermitian (one triangle): the gradient programs pass it one
+    smooth_part: int | None = None  # of a tuple result, the part the gradient programs differentiate
     transform: bool = False  # an autodiff transform: its first argument is a function
     example: tuple = ()  # arguments to show and test it with (a transform's function is the test's)
     example_kwargs: tuple = ()  # (name, value) pairs

@@ -123,18 +123,19 @@ def select(*, group: str | tuple[str, ...] | None = None, **facts) -> list[str]:
 def smooth(kind: str) -> dict[str, Callable]:
     """Operation -> where it is smooth, for the gradient programs' operations of one
     kind: ``smooth("unary")`` (a predicate of the operand), ``smooth("binary")`` (of
-    both, broadcast), ``smooth("reduction")`` (of the operand and the axis)."""
+    both, broadcast), ``smooth("reduction")`` (of the operand and the axis), and
+    ``smooth("linalg")``: the linalg extension's functions (norm, spelled
+    linalg.vector_norm, too), a predicate of their operands (matrices)."""
     arity = {"unary": 1, "binary": 2}
-    return {
-        op.name: op.smooth
-        for op in TABLE
-        if op.smooth is not None
-        and (
-            op.group == "reduction"
-            if kind == "reduction"
-            else op.group != "reduction" and op.arity == arity[kind]
-        )
-    }
+
+    def of_kind(op: Op) -> bool:
+        if op.standard_name.startswith("linalg."):
+            return kind == "linalg"
+        if kind == "reduction":
+            return op.group == "reduction"
+        return kind in arity and op.group != "reduction" and op.arity == arity[kind]
+
+    return {op.name: op.smooth for op in TABLE if op.smooth is not None and of_kind(op)}
 
 
 def extension(name: str) -> list[str]:

@@ -111,6 +111,8 @@ class Builder:
     arguments that are nodes are its operands; the rest are its parameters."""
 
     def __getattr__(self, op: str):
+        if op == "linalg":  # np.linalg.det: NumPy's spelling of the linalg extension's functions
+            return self
         if op == "array" or (
             isinstance(getattr(np, op, None), type) and issubclass(getattr(np, op), np.generic)
         ):

@@ -81,7 +81,7 @@ class Program:
     def numpy_lambda(self) -> str:
         """The program in NumPy's spelling, for records: ``lambda x0: np.sum(np.tanh(x0) * c0)``."""
         return f"lambda {self.parameters()}: " + self.expression(
-            lambda op: f"np.{op}", lambda i, dtype: f"c{i}"
+            lambda op: ops.get(op).numpy or f"np.{op}", lambda i, dtype: f"c{i}"
         )
 
     def nodes(self, node: Node | None = None) -> int:

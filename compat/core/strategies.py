@@ -471,6 +471,77 @@ def programs(draw, dtype: str, max_depth: int = 4, max_inputs: int = 3, scalar: 
     return Program(root, tuple(builder.inputs), tuple(builder.constants))
 
 
+LINALG = ops.smooth("linalg")  # linalg function -> where it is smooth (compat.core.table.linalg)
+
+
+def smooth_operand(shape: tuple, dtype: str, noise: np.ndarray) -> np.ndarray:
+    """A matrix (batch) where every linalg function is smooth: distinct diagonal entries 2, 4, 6, ...
+    plus a tenth of ``noise`` (|noise| <= 2), far from the perturbation's size (a vector: 2, 4, ...)."""
+    diagonal = np.zeros(shape)
+    if len(shape) < 2:
+        diagonal = 2.0 * np.arange(1, diagonal.size + 1).reshape(shape)
+    else:
+        k = np.arange(min(shape[-2:]))
+        diagonal[..., k, k] = 2.0 * (k + 1)
+    return (diagonal + 0.1 * noise).astype(dtype)
+
+
+def symmetrized(node, value):
+    """(x + x^T) / 2: the Hermitian matrix a function on Hermitian matrices is given, so that its
+    gradient is the same whichever triangle (or both) a framework reads."""
+    from compat.core.programs import Node
+
+    return Node(
+        "multiply",
+        (Node("add", (node, Node("matrix_transpose", (node,)))), Node("const", slot=0)),
+    ), (value + np.swapaxes(value, -1, -2)) / 2
+
+
+@st.composite
+def linalg_programs(draw, dtype: str):
+    """``sum(weights * f(x0[, x1]))`` for a linalg function ``f`` smooth where it is defined
+    (``Op.smooth``; its smooth part where it returns a tuple, ``Op.smooth_part``), its operand drawn
+    in that domain: a (batch of) 1-3 x 1-3 matrix of elements in [-2, 2], or, where ``f`` is not smooth
+    there, the diagonal matrix of ``smooth_operand`` with a tenth of it. A function of Hermitian
+    matrices (``Op.hermitian``) gets ``(x0 + x0^T) / 2``; solve's right-hand side is drawn freely."""
+    from compat.core.programs import Node, Program
+
+    name = draw(st.sampled_from(sorted(LINALG)), label="linalg function")
+    op, smooth = ops.get(name), LINALG[name]
+    batch = draw(hnp.array_shapes(min_dims=0, max_dims=1, min_side=1, max_side=2), label="batch")
+    n = draw(st.integers(1, 3), label="n")
+    shapes = [batch + (n, n), batch + (draw(st.integers(1, 3), label="m"), n), (n,)]
+    # the shapes it is defined on: square matrices, any matrices, vectors
+    defined = [s for s in shapes if smooth(smooth_operand(s, "float64", np.zeros(s)))]
+    shape = draw(st.sampled_from(defined), label="shape")
+    x = draw(arrays(dtype, shape, elements=program_elements(dtype)), label="x0")
+    operand, constants = Node("input", slot=0), []
+    if op.hermitian:
+        constants.append(np.array(0.5, dtype=dtype))
+
+    def prepared(x):
+        return symmetrized(operand, x.astype(np.float64)) if op.hermitian else (operand, x.astype(np.float64))
+
+    node, value = prepared(x)
+    if not smooth(value):
+        x = smooth_operand(shape, dtype, x.astype(np.float64))
+        node, value = prepared(x)
+    inputs, args = [x], [node]
+    if op.arity == 2:  # solve: A X = B, B of the batch's shape and 1-2 columns
+        b_shape = shape[:-1] + (draw(st.integers(1, 2), label="columns"),)
+        inputs.append(draw(arrays(dtype, b_shape, elements=program_elements(dtype)), label="x1"))
+        args.append(Node("input", slot=1))
+    root = Node(name, tuple(args))
+    assert smooth(value), f"{name} is smooth on its fallback operand"
+    result = getattr(np.linalg, name)(value, *[i.astype(np.float64) for i in inputs[1:]])
+    if op.smooth_part is not None:
+        root, result = Node("getitem", (root,), params=(op.smooth_part,)), result[op.smooth_part]
+    weights = draw(arrays(dtype, np.shape(result), elements=program_elements(dtype)), label="cotangent")
+    constants.append(weights)
+    root = Node("sum", (Node("multiply", (root, Node("const", slot=len(constants) - 1))),))
+    return Program(root, tuple(inputs), tuple(constants))
+
+
 def smooth_at(program, inputs) -> bool:
     """Whether ``program`` at ``inputs`` keeps every operation inside the
     domain the builder placed it in (for reusing a program on new inputs)."""

@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from compat.core.programs import Node, Program
-from compat.core.strategies import arrays, program_elements, programs, smooth_at
+from compat.core.strategies import arrays, linalg_programs, program_elements, programs, smooth_at
 
 FLOATS = ["float32", "float64"]
 # the transforms beyond grad cost several gradients per example; they get a quarter of the examples
@@ -38,6 +38,18 @@ def test_gradient_of_random_programs(xp, dtype, data):
     """grad(f)(x0, x1, ...) has each input's shape and dtype and the derivative's values."""
     xp.requires("grad")
     program = data.draw(programs(dtype), label="program")
+    xp.check_gradient("grad", program, *program.inputs)
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+@given(data=st.data())
+def test_gradient_of_linear_algebra(xp, dtype, data):
+    """grad of sum(w * f(x)) has the derivative's values for each linalg function f that is smooth
+    where it is defined (det, slogdet's log|det|, inv, solve, cholesky, eigh's eigenvalues, eigvalsh,
+    svdvals, the norms), x drawn there: well-conditioned, (symmetric) positive definite, separated
+    eigenvalues or singular values, away from zero (compat.core.strategies.linalg_programs)."""
+    xp.requires("grad")
+    program = data.draw(linalg_programs(dtype), label="program")
     xp.check_gradient("grad", program, *program.inputs)
 
 

@@ -26,6 +26,7 @@ from compat.adapters.broken.fft import OrthoFftUnscaled
 from compat.adapters.broken.gradients import (
     Float64GradientsForFloat32,
     GradientNotReducedOverBroadcast,
+    InverseNotTransposedInGradients,
     TanhGradientOffByOnePercent,
 )
 from compat.adapters.broken.indexing import (
@@ -103,6 +104,7 @@ FAULTS = (
     TanhGradientOffByOnePercent,
     GradientNotReducedOverBroadcast,
     Float64GradientsForFloat32,
+    InverseNotTransposedInGradients,
     MaximumMinimumLeftOnTheHost,
     Int64AddLeftOnTheHost,
     CopyToAnotherDeviceStays,

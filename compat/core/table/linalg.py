@@ -25,8 +25,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from compat.core.operation import Op, f32
+from compat.core.operation import SMOOTH_MARGIN, Op, f32
 
+KAPPA = 10.0  # the gradient programs' matrices are this well-conditioned (their derivatives' rounding)
 THRESHOLD = 30  # LAPACK's test threshold: a residual within 30 n eps ||A|| passes
 SQUARE = f32(2, -1, 0.5, 3, shape=(2, 2))
 HERMITIAN = f32(4, 1, 1, 3, shape=(2, 2))
@@ -166,6 +167,62 @@ def factored(x, upper=False, **_):
     return (kappa * np.sqrt(top))[..., None, None], THRESHOLD * x.shape[-1]
 
 
+# where each function is smooth (its derivative exists), for the gradient programs: with a margin,
+# on well-conditioned matrices (so float32's derivative is accurate), every matrix of a batch
+
+
+def _matrices(x: np.ndarray, square: bool = False) -> bool:
+    return x.ndim >= 2 and x.size > 0 and (not square or x.shape[-1] == x.shape[-2])
+
+
+def invertible(x, *_) -> bool:
+    """det, inv, slogdet, solve: full-rank square matrices, condition number at most KAPPA."""
+    if not _matrices(x, square=True):
+        return False
+    top, kappa = condition(x)
+    return bool(np.all(kappa <= KAPPA) and np.all(top / kappa > SMOOTH_MARGIN))
+
+
+def positive_definite(x, *_) -> bool:
+    """cholesky: symmetric positive-definite matrices, condition number at most KAPPA."""
+    if not _matrices(x, square=True) or not np.array_equal(x, np.swapaxes(x, -1, -2)):
+        return False
+    w = np.linalg.eigvalsh(x)
+    return bool(np.all(w[..., 0] > SMOOTH_MARGIN) and np.all(w[..., -1] <= KAPPA * w[..., 0]))
+
+
+def separated(values: np.ndarray) -> bool:
+    """Sorted values (along the last axis) whose neighbours differ by a tenth of the largest magnitude."""
+    gaps = np.abs(np.diff(values, axis=-1))
+    largest = np.max(np.abs(values), axis=-1, keepdims=True)
+    return bool(np.all(gaps > np.maximum(SMOOTH_MARGIN, 0.1 * largest)))
+
+
+def distinct_eigenvalues(x, *_) -> bool:
+    """eigvalsh, eigh's eigenvalues: symmetric matrices with separated eigenvalues."""
+    if not _matrices(x, square=True) or not np.array_equal(x, np.swapaxes(x, -1, -2)):
+        return False
+    return separated(np.linalg.eigvalsh(x))
+
+
+def distinct_singular_values(x, *_) -> bool:
+    """svdvals: separated singular values, the least away from zero."""
+    if not _matrices(x):
+        return False
+    s = singular_values(x)
+    return separated(s) and bool(np.all(s[..., -1] > np.maximum(SMOOTH_MARGIN, 0.1 * s[..., 0])))
+
+
+def nonzero_matrices(x, *_) -> bool:
+    """matrix_norm's Frobenius norm: matrices away from zero."""
+    return _matrices(x) and bool(np.all(np.linalg.matrix_norm(x) > SMOOTH_MARGIN))
+
+
+def nonzero(x, *_) -> bool:
+    """norm, vector_norm (2-norm of every element): an array away from zero."""
+    return x.size > 0 and bool(np.linalg.norm(x.reshape(-1)) > SMOOTH_MARGIN)
+
+
 def _op(name, params, about, takes="floating-point", example=(SQUARE,), **facts) -> Op:
     return Op(
         name,
@@ -187,6 +244,8 @@ TABLE: tuple[Op, ...] = (
         "the Cholesky factor of a Hermitian positive-definite matrix",
         terms=factored,
         example=(HERMITIAN,),
+        smooth=positive_definite,
+        hermitian=True,
     ),
     _op(
         "cross",
@@ -196,7 +255,7 @@ TABLE: tuple[Op, ...] = (
         terms=crossed,
         example=(f32(1, 2, 3), f32(-1, 0.5, 2)),
     ),
-    _op("det", "(x)", "determinant", terms=determinant),
+    _op("det", "(x)", "determinant", terms=determinant, smooth=invertible),
     _op("diagonal", "(x, offset=0)", "a diagonal of each matrix", takes="any", correctly_rounded=True),
     _op(
         "eigh",
@@ -205,6 +264,9 @@ TABLE: tuple[Op, ...] = (
         unique=False,
         satisfies=("reconstruction", "orthonormality", "order", "eigenvalues"),
         example=(HERMITIAN,),
+        smooth=distinct_eigenvalues,
+        hermitian=True,
+        smooth_part=0,
     ),
     _op(
         "eigvalsh",
@@ -212,6 +274,8 @@ TABLE: tuple[Op, ...] = (
         "eigenvalues of a Hermitian matrix, from its lower triangle",
         terms=hermitian_spectral,
         example=(HERMITIAN,),
+        smooth=distinct_eigenvalues,
+        hermitian=True,
     ),
     _op(
         "eig",
@@ -221,12 +285,13 @@ TABLE: tuple[Op, ...] = (
         satisfies=("eigenvalues", "residual", "normalization"),
     ),
     _op("eigvals", "(x)", "eigenvalues of a general matrix", unique=False, satisfies=("eigenvalues",)),
-    _op("inv", "(x)", "inverse", terms=inverted),
+    _op("inv", "(x)", "inverse", terms=inverted, smooth=invertible),
     _op(
         "matrix_norm",
         "(x, keepdims=False, ord='fro')",
         "matrix norm: 'fro', 'nuc', 1, -1, 2, -2, inf, -inf",
         terms=normed_matrix,
+        smooth=nonzero_matrices,
     ),
     _op("matrix_power", "(x, n)", "the n-th power of a square matrix", terms=powered, static=(1,)),
     _op("matrix_rank", "(x, rtol=None)", "number of singular values above rtol * sigma_1"),
@@ -246,13 +311,14 @@ TABLE: tuple[Op, ...] = (
         unique=False,
         satisfies=("reconstruction", "orthonormality", "triangularity"),
     ),
-    _op("slogdet", "(x)", "sign and log of |det|", terms=log_determinant),
+    _op("slogdet", "(x)", "sign and log of |det|", terms=log_determinant, smooth=invertible, smooth_part=1),
     _op(
         "solve",
         "(x1, x2)",
         "solution of A X = B, batch dimensions broadcast",
         terms=solved,
         example=(SQUARE, SQUARE),
+        smooth=invertible,
     ),
     _op(
         "svd",
@@ -261,7 +327,7 @@ TABLE: tuple[Op, ...] = (
         unique=False,
         satisfies=("reconstruction", "orthonormality", "order", "singular values"),
     ),
-    _op("svdvals", "(x)", "singular values, descending", terms=spectral),
+    _op("svdvals", "(x)", "singular values, descending", terms=spectral, smooth=distinct_singular_values),
     _op(
         "trace",
         "(x, offset=0, dtype=None)",
@@ -275,5 +341,6 @@ TABLE: tuple[Op, ...] = (
         "vector norm over axes: any ord",
         terms=normed_vector,
         example=(f32(3, -4, 0, 1),),
+        smooth=nonzero,
     ),
 )

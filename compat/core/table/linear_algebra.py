@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from compat.core.operation import MATRIX, Op, X, matrix_product, normed
+from compat.core.table.linalg import nonzero
 
 
 def contracted(x1, x2, axes=2, **_):
@@ -29,6 +30,7 @@ TABLE: tuple[Op, ...] = (
         terms=normed,
         example=(X,),
         standard="linalg.vector_norm",
+        smooth=nonzero,
     ),
     Op(
         "matmul",
