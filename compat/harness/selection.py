@@ -6,13 +6,15 @@ import zlib
 from collections import defaultdict
 
 from compat import adapters
-from compat.adapters import AdapterError, BackendMissing
+from compat.adapters import AdapterError, BackendMissing, namespace
 
 
 def select(backends: str | None, adapter_paths: list[str]):
     """Adapters to run, {spec: reason} for backends that are not installed, and their names."""
+    default_run = backends is None and not adapter_paths
     if backends is None:
         specs = [] if adapter_paths else list(adapters.registered())
+        specs += [namespace.PREFIX + module for module in namespace.DEFAULT_ROWS if default_run]
     else:
         specs = [s.strip() for s in backends.split(",") if s.strip()]
     chosen, shared, missing, absent = [], [], {}, set()
@@ -24,7 +26,9 @@ def select(backends: str | None, adapter_paths: list[str]):
             absent.add(reason.backend)
             continue
         chosen += found
-        if backends is None and not adapter_paths:  # the default run: its share configs after the rest
+        if default_run and namespace.DEFAULT_ROWS.get(spec.removeprefix(namespace.PREFIX)):
+            found[0].sampled = True  # a wrapper beside its framework's row: a share of the examples
+        if default_run:  # its share configs after the rest
             for label, families in type(found[0]).SHARE_CONFIGS.items():
                 (row,) = adapters.resolve(f"{spec}[{label}]")
                 row.share_families = families
@@ -61,9 +65,12 @@ def gradient_reference(chosen: list) -> adapters.Adapter | None:
 
 
 def parse_device(item: str, chosen: list) -> tuple[str, str]:
-    """'tensorflow:APU:0' -> ('tensorflow', 'APU:0'), the backend being a selected adapter's name or id."""
-    backend, _, device = item.partition(":")
-    if not device or backend not in {a.name for a in chosen} | {a.id for a in chosen}:
+    """'tensorflow:APU:0' -> ('tensorflow', 'APU:0'), the backend being a selected adapter's name or id
+    (the longest that prefixes it: 'array-api:array_api_strict:device1')."""
+    known = sorted({a.name for a in chosen} | {a.id for a in chosen}, key=len, reverse=True)
+    backend = next((name for name in known if item.startswith(name + ":")), item.partition(":")[0])
+    device = item.removeprefix(backend + ":") if item.startswith(backend + ":") else ""
+    if not device or backend not in known:
         names = ", ".join(sorted({a.name for a in chosen})) or "none selected"
         raise AdapterError(
             f"--device/--reference-device {item!r} must be BACKEND:DEVICE with a selected backend ({names})"
@@ -141,7 +148,9 @@ def select_modes(chosen: list, requested: str, absent: set[str] = frozenset()) -
 
 
 DEVICE_EXAMPLES = 0.2  # default share of examples for device params (--device-examples)
-CONFIG_EXAMPLES = 0.2  # share of examples on a share config's row (SHARE_CONFIGS), as on a device
+CONFIG_EXAMPLES = (
+    0.2  # share of examples on a share config's row (SHARE_CONFIGS) or a sampled row, as on a device
+)
 
 
 def share_of(adapter, device: str | None, mode: str, device_option: float | None, mode_share: float) -> float:
@@ -154,7 +163,7 @@ def share_of(adapter, device: str | None, mode: str, device_option: float | None
         declared = plugin.examples_share if plugin is not None and device in plugin.names else None
         on_device = device_option or declared or DEVICE_EXAMPLES
         return on_device if mode == "eager" else min(on_device, mode_share)
-    if adapter.share_families is not None:
+    if adapter.share_families is not None or adapter.sampled:
         return CONFIG_EXAMPLES if mode == "eager" else min(CONFIG_EXAMPLES, mode_share)
     return mode_share if mode != "eager" else 1.0
 
