@@ -91,17 +91,11 @@ def test_devices_are_the_namespaces_by_its_own_names():
     assert Row.parse(f"{STRICT}@device1") == Row(STRICT, device="device1")
 
 
-def test_the_default_run_has_strict_in_full_and_the_wrappers_on_a_share():
+def test_the_default_run_has_strict_on_every_example():
     chosen = {a.id: a for a in select(None, [])[0]}
-    for module, sampled in DEFAULT_ROWS.items():
-        adapter = chosen.get(PREFIX + module)
-        if adapter is None:
-            continue  # not installed here
-        assert adapter.sampled is sampled
-        assert share_of(adapter, None, "eager", None, 0.05) == (0.2 if sampled else 1.0)
-    assert STRICT in chosen
-    (named,) = select("array-api:array_api_compat.numpy", [])[0]
-    assert not named.sampled  # named on the command line: every example
+    assert [PREFIX + module for module in DEFAULT_ROWS] == [STRICT]
+    assert share_of(chosen[STRICT], None, "eager", None, 0.05) == 1.0
+    assert not any(name.startswith(PREFIX) for name in chosen if name != STRICT)
 
 
 def test_a_namespace_with_one_wrong_function_is_caught(tmp_path):

@@ -97,7 +97,6 @@ class Adapter:
     # the spec families whose rules the config changes (only those run on its row there)
     SHARE_CONFIGS: ClassVar[dict[str, tuple[str, ...]]] = {}
     share_families: tuple[str, ...] | None = None  # set on such a row: the families it checks
-    sampled = False  # set on a row the default run checks on a share of the examples, every family
     MODES: ClassVar[dict[str, str]] = {
         "eager": "op by op, as written"
     }  # execution mode -> how it runs a call
@@ -450,7 +449,7 @@ class Adapter:
             if value.layout == "transposed":
                 array = self.transposed(array)
             elif value.layout == "sliced":
-                array = array[::2]
+                array = array[::2, ...]  # every axis indexed: the standard's form
             return self.export_dlpack(array)
 
     def made_for_export(self, values: np.ndarray, device: str | None):

@@ -18,12 +18,14 @@ import importlib
 import importlib.util
 import inspect
 import re
+from inspect import Parameter
 
 import numpy as np
 
 from compat.adapters.base import Adapter, AdapterError, BackendMissing, Unsupported, unsupported
-from compat.core import ops, standard
+from compat.core import dtypes, ops, standard
 
+KEYWORD_ONLY, POSITIONAL_ONLY = Parameter.KEYWORD_ONLY, Parameter.POSITIONAL_ONLY
 PREFIX = "array-api:"
 # the standard's functions and those of its extensions, as the table's standard_name spells them
 STANDARD = {
@@ -45,9 +47,9 @@ NOT_STANDARD = {
 }
 
 
-# the default run's rows of the standard's namespaces (those installed): the reference implementation
-# on every example; each compatibility wrapper, beside its framework's own row, on a share of them
-DEFAULT_ROWS = {"array_api_strict": False, "array_api_compat.numpy": True, "array_api_compat.torch": True}
+# the default run's rows of the standard's namespaces (where installed): the reference implementation,
+# on every example (array_api_compat's wrappers join it once their divergences are registered)
+DEFAULT_ROWS = ("array_api_strict",)
 
 
 def standard_target(op: ops.Op) -> str | Unsupported:
@@ -86,7 +88,11 @@ class NamespaceAdapter(Adapter):
 
     @functools.cached_property
     def dtype_table(self) -> dict:
-        return self.info.dtypes()
+        """Canonical name -> dtype object: the inspection API's, and beyond the standard's those the
+        namespace itself names as compat does (float16 of a wrapper of NumPy or torch)."""
+        listed = dict(self.info.dtypes())
+        named = {name: getattr(self.xp, name) for name in dtypes.ALL if hasattr(self.xp, name)}
+        return {**named, **listed}
 
     def distribution(self) -> str:
         return self.module.split(".")[0].replace("_", "-")
@@ -123,27 +129,37 @@ class NamespaceAdapter(Adapter):
         return super().call(op, args, kwargs, device, mode)
 
     def by_keyword(self, op: str, args: tuple, kwargs: dict) -> tuple[tuple, dict]:
+        """The arguments as the namespace's signature takes them: a positional one it takes by
+        keyword only goes by the table's name for it (with those after it), a keyword one it
+        takes by position only (``astype(x, dtype, /)``) goes by position, as a dtype object."""
         declared = ops.get(op)
         if declared.python is not None or self.unsupported(op) is not None:
             return args, kwargs
         try:
             parameters = inspect.signature(self.function(op)).parameters
-        except (TypeError, ValueError, AdapterError):  # a builtin without a signature: as given
+        except (TypeError, ValueError):  # a builtin without a signature: as given
             return args, kwargs
         names = [p.strip().split("=")[0] for p in declared.params.strip("()").split(",") if p.strip()]
-        for index, name in enumerate(names):
-            if name.startswith("*") or index >= len(args):
+        if any(name.startswith("*") for name in names) or len(args) > len(names):
+            return args, kwargs
+        kinds = {name: parameters[name].kind for name in names if name in parameters}
+        by_name = next((i for i in range(len(args)) if kinds.get(names[i]) is KEYWORD_ONLY), len(args))
+        positional, keywords = list(args[:by_name]), {**dict(zip(names[by_name:], args[by_name:])), **kwargs}
+        for name in names[len(positional) :]:
+            if kinds.get(name) is not POSITIONAL_ONLY or name not in keywords:
                 break
-            if name in parameters and parameters[name].kind is inspect.Parameter.KEYWORD_ONLY:
-                return args[:index], {**dict(zip(names[index:], args[index:], strict=False)), **kwargs}
-        return args, kwargs
+            value = keywords.pop(name)
+            positional.append(dtypes.DType(value) if name == "dtype" and isinstance(value, str) else value)
+        return tuple(positional), keywords
 
     # -- values --------------------------------------------------------------------
     def from_numpy(self, array, device):
         name = array.dtype.name
-        if name not in self.dtype_table:
-            raise TypeError(f"{self.module} has no dtype {name} (its __array_namespace_info__().dtypes())")
-        value = self.xp.from_dlpack(np.array(array))  # a copy: an in-place operator must not change the case
+        self.dtype(name)  # a TypeError where the namespace has no such dtype
+        try:  # a copy: an in-place operator must not change the case's inputs
+            value = self.xp.from_dlpack(np.array(array))
+        except BufferError as error:  # ml_dtypes' bfloat16: NumPy has no DLPack code for it
+            raise TypeError(f"NumPy cannot hand {name} to {self.module} through DLPack: {error}") from None
         if device is not None and device != self.reference_device:
             value = value.to_device(self.device_object(device))
         return value
@@ -155,7 +171,7 @@ class NamespaceAdapter(Adapter):
 
     def dtype(self, name):
         if name not in self.dtype_table:
-            raise TypeError(f"{self.module} has no dtype {name} (its __array_namespace_info__().dtypes())")
+            raise TypeError(f"{self.module} has no dtype {name} (none in its dtypes(), no xp.{name})")
         return self.dtype_table[name]
 
     def dtype_name(self, value):

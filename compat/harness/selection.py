@@ -26,8 +26,6 @@ def select(backends: str | None, adapter_paths: list[str]):
             absent.add(reason.backend)
             continue
         chosen += found
-        if default_run and namespace.DEFAULT_ROWS.get(spec.removeprefix(namespace.PREFIX)):
-            found[0].sampled = True  # a wrapper beside its framework's row: a share of the examples
         if default_run:  # its share configs after the rest
             for label, families in type(found[0]).SHARE_CONFIGS.items():
                 (row,) = adapters.resolve(f"{spec}[{label}]")
@@ -148,9 +146,7 @@ def select_modes(chosen: list, requested: str, absent: set[str] = frozenset()) -
 
 
 DEVICE_EXAMPLES = 0.2  # default share of examples for device params (--device-examples)
-CONFIG_EXAMPLES = (
-    0.2  # share of examples on a share config's row (SHARE_CONFIGS) or a sampled row, as on a device
-)
+CONFIG_EXAMPLES = 0.2  # share of examples on a share config's row (SHARE_CONFIGS), as on a device
 
 
 def share_of(adapter, device: str | None, mode: str, device_option: float | None, mode_share: float) -> float:
@@ -163,7 +159,7 @@ def share_of(adapter, device: str | None, mode: str, device_option: float | None
         declared = plugin.examples_share if plugin is not None and device in plugin.names else None
         on_device = device_option or declared or DEVICE_EXAMPLES
         return on_device if mode == "eager" else min(on_device, mode_share)
-    if adapter.share_families is not None or adapter.sampled:
+    if adapter.share_families is not None:
         return CONFIG_EXAMPLES if mode == "eager" else min(CONFIG_EXAMPLES, mode_share)
     return mode_share if mode != "eager" else 1.0
 
