@@ -154,9 +154,25 @@ class Registry:
     entries: list[Entry] = field(default_factory=list)
     path: Path | None = None
 
+    _applicable: dict = field(default_factory=dict, repr=False, compare=False)
+
     def match(self, backend: Backend, divergence: dict) -> Entry | None:
         """``divergence`` holds family, op, kind, inputs, expected, actual, device, reference."""
-        return next((e for e in self.entries if e.matches(backend, divergence)), None)
+        return next((e for e in self.applicable(backend) if e.matches(backend, divergence)), None)
+
+    def applicable(self, backend: Backend) -> list[Entry]:
+        """The entries that concern ``backend`` at all, in order: kept per backend, as a row's
+        thousands of divergences each asked every entry's backend, version and CPU again."""
+        key = (
+            backend.name,
+            backend.id,
+            backend.version,
+            repr(sorted(backend.config.items())),
+            len(self.entries),
+        )
+        if key not in self._applicable:
+            self._applicable[key] = [e for e in self.entries if e.applies_to(backend)]
+        return self._applicable[key]
 
     def by_id(self) -> dict[str, Entry]:
         return {e.id: e for e in self.entries}
