@@ -118,9 +118,12 @@ class Entry:
     patterns: dict = field(default_factory=dict)  # field -> tuple of globs
     examples: tuple[Example, ...] = ()
 
+    def names(self, backend: Backend) -> bool:
+        return self.backend in (backend.name, backend.id) or fnmatchcase(backend.name, self.backend)
+
     def applies_to(self, backend: Backend) -> bool:
         """Does this entry concern this backend at all (ignoring what differs)?"""
-        if self.backend not in (backend.name, backend.id) and not fnmatchcase(backend.name, self.backend):
+        if not self.names(backend):
             return False
         if any(
             backend.config.get(k) not in (v if isinstance(v, list) else [v]) for k, v in self.config.items()
@@ -161,17 +164,11 @@ class Registry:
         return next((e for e in self.applicable(backend) if e.matches(backend, divergence)), None)
 
     def applicable(self, backend: Backend) -> list[Entry]:
-        """The entries that concern ``backend`` at all, in order: kept per backend, as a row's
-        thousands of divergences each asked every entry's backend, version and CPU again."""
-        key = (
-            backend.name,
-            backend.id,
-            backend.version,
-            repr(sorted(backend.config.items())),
-            len(self.entries),
-        )
+        """The entries whose backend pattern names ``backend``, in order: kept per backend, as a
+        row's thousands of divergences each asked every entry again (``matches`` checks the rest)."""
+        key = (backend.name, backend.id, len(self.entries))
         if key not in self._applicable:
-            self._applicable[key] = [e for e in self.entries if e.applies_to(backend)]
+            self._applicable[key] = [e for e in self.entries if e.names(backend)]
         return self._applicable[key]
 
     def by_id(self) -> dict[str, Entry]:
