@@ -12,7 +12,9 @@ import pytest
 from compat.adapters import AdapterError, BackendMissing, load_adapter, resolve
 from compat.adapters.namespace import DEFAULT_ROWS, PREFIX
 from compat.core import ops
+from compat.core.case import Case
 from compat.core.row import Row
+from compat.harness.reproducer import reproducer
 from compat.harness.selection import parse_device, select, share_of
 from compat.results import records
 from tests.helpers import SPECS, output, run_pytest
@@ -122,3 +124,13 @@ def test_a_namespace_with_one_wrong_function_is_caught(tmp_path):
     run = records.load(tmp_path / "results").latest()
     wrong = [d for d in run.divergences if d.op == "add" and d.kind == "value"]
     assert wrong and all(d.backend.id == "array-api:subtracting_namespace" for d in wrong), output(process)
+
+
+def test_a_reproducer_calls_the_adapter_as_the_harness_did(capsys):
+    adapter = load_adapter(STRICT)
+    case = Case("sum", (np.arange(6.0).reshape(2, 3), 1))
+    text = reproducer(case, load_adapter("numpy"), adapter)
+    assert f"load_adapter({STRICT!r})" in text
+    exec(text, {"__name__": "reproducer"})
+    printed = capsys.readouterr().out
+    assert printed.count("[3.0, 12.0]") == 2, printed  # NumPy's line, and the adapter's

@@ -165,9 +165,15 @@ class NamespaceAdapter(Adapter):
         return value
 
     def to_numpy(self, value):
-        if self.device_of(value) != self.reference_device:
-            value = value.to_device(self.info.default_device())
-        return np.array(np.from_dlpack(value))
+        try:
+            return np.array(np.from_dlpack(value))
+        except (
+            BufferError,
+            RuntimeError,
+            TypeError,
+            ValueError,
+        ):  # memory NumPy cannot read: the host's first
+            return np.array(np.from_dlpack(value.to_device(self.info.default_device())))
 
     def dtype(self, name):
         if name not in self.dtype_table:
