@@ -165,6 +165,8 @@ class NamespaceAdapter(Adapter):
         return value
 
     def to_numpy(self, value):
+        if not hasattr(value, "__dlpack__"):  # array_api_compat.numpy's 0-d results are NumPy scalars
+            return np.asarray(value)
         try:
             return np.array(np.from_dlpack(value))
         except (
