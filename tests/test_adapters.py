@@ -39,6 +39,10 @@ INSTALLED, _, _ = select(None, [])  # every config of every installed backend, a
 @pytest.mark.parametrize("dtype", list(PATTERNS))
 @pytest.mark.parametrize("shape", [(7,), (), (7, 1)], ids=str)
 def test_round_trip_through_the_backend_keeps_every_bit(adapter, dtype, shape):
+    try:
+        adapter.dtype(dtype)
+    except TypeError as lacking:  # a dtype the backend has none of (array_api_strict's float16)
+        pytest.skip(str(lacking))
     array, bits = patterned(dtype, shape)
     with adapter.context():
         back = adapter.to_numpy(adapter.from_numpy(array, None))

@@ -7,6 +7,7 @@ from __future__ import annotations
 import importlib
 import importlib.metadata
 
+from compat.adapters import namespace
 from compat.adapters.base import Adapter, AdapterError, BackendMissing, Unsupported, unsupported
 from compat.core.source import backend_array
 
@@ -71,7 +72,9 @@ def resolve(selector: str) -> list[Adapter]:
     Raises BackendMissing when the framework is not installed.
     """
     name, label = parse(selector)
-    if ":" in name:
+    if name.startswith(namespace.PREFIX):  # any module that implements the Array API standard
+        cls: type[Adapter] = namespace.adapter_class(name.removeprefix(namespace.PREFIX))
+    elif ":" in name:
         cls = load_class(name)
     else:
         table = registered()

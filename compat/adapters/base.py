@@ -461,7 +461,7 @@ class Adapter:
             if value.layout == "transposed":
                 array = self.transposed(array)
             elif value.layout == "sliced":
-                array = array[::2]
+                array = array[::2, ...]  # every axis indexed: the standard's form
             after = value.before_and_after()[1]
             if after is None:
                 return self.export_dlpack(array)

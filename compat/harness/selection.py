@@ -6,13 +6,15 @@ import zlib
 from collections import defaultdict
 
 from compat import adapters
-from compat.adapters import AdapterError, BackendMissing
+from compat.adapters import AdapterError, BackendMissing, namespace
 
 
 def select(backends: str | None, adapter_paths: list[str]):
     """Adapters to run, {spec: reason} for backends that are not installed, and their names."""
+    default_run = backends is None and not adapter_paths
     if backends is None:
         specs = [] if adapter_paths else list(adapters.registered())
+        specs += [namespace.PREFIX + module for module in namespace.DEFAULT_ROWS if default_run]
     else:
         specs = [s.strip() for s in backends.split(",") if s.strip()]
     chosen, shared, missing, absent = [], [], {}, set()
@@ -24,7 +26,7 @@ def select(backends: str | None, adapter_paths: list[str]):
             absent.add(reason.backend)
             continue
         chosen += found
-        if backends is None and not adapter_paths:  # the default run: its share configs after the rest
+        if default_run:  # its share configs after the rest
             for label, families in type(found[0]).SHARE_CONFIGS.items():
                 (row,) = adapters.resolve(f"{spec}[{label}]")
                 row.share_families = families
@@ -62,9 +64,12 @@ def gradient_reference(chosen: list) -> adapters.Adapter | None:
 
 
 def parse_device(item: str, chosen: list) -> tuple[str, str]:
-    """'tensorflow:APU:0' -> ('tensorflow', 'APU:0'), the backend being a selected adapter's name or id."""
-    backend, _, device = item.partition(":")
-    if not device or backend not in {a.name for a in chosen} | {a.id for a in chosen}:
+    """'tensorflow:APU:0' -> ('tensorflow', 'APU:0'), the backend being a selected adapter's name or id
+    (the longest that prefixes it: 'array-api:array_api_strict:device1')."""
+    known = sorted({a.name for a in chosen} | {a.id for a in chosen}, key=len, reverse=True)
+    backend = next((name for name in known if item.startswith(name + ":")), item.partition(":")[0])
+    device = item.removeprefix(backend + ":") if item.startswith(backend + ":") else ""
+    if not device or backend not in known:
         names = ", ".join(sorted({a.name for a in chosen})) or "none selected"
         raise AdapterError(
             f"--device/--reference-device {item!r} must be BACKEND:DEVICE with a selected backend ({names})"

@@ -118,9 +118,12 @@ class Entry:
     patterns: dict = field(default_factory=dict)  # field -> tuple of globs
     examples: tuple[Example, ...] = ()
 
+    def names(self, backend: Backend) -> bool:
+        return self.backend in (backend.name, backend.id) or fnmatchcase(backend.name, self.backend)
+
     def applies_to(self, backend: Backend) -> bool:
         """Does this entry concern this backend at all (ignoring what differs)?"""
-        if self.backend not in (backend.name, backend.id) and not fnmatchcase(backend.name, self.backend):
+        if not self.names(backend):
             return False
         if any(
             backend.config.get(k) not in (v if isinstance(v, list) else [v]) for k, v in self.config.items()
@@ -154,9 +157,19 @@ class Registry:
     entries: list[Entry] = field(default_factory=list)
     path: Path | None = None
 
+    _applicable: dict = field(default_factory=dict, repr=False, compare=False)
+
     def match(self, backend: Backend, divergence: dict) -> Entry | None:
         """``divergence`` holds family, op, kind, inputs, expected, actual, device, reference."""
-        return next((e for e in self.entries if e.matches(backend, divergence)), None)
+        return next((e for e in self.applicable(backend) if e.matches(backend, divergence)), None)
+
+    def applicable(self, backend: Backend) -> list[Entry]:
+        """The entries whose backend pattern names ``backend``, in order: kept per backend, as a
+        row's thousands of divergences each asked every entry again (``matches`` checks the rest)."""
+        key = (backend.name, backend.id, len(self.entries))
+        if key not in self._applicable:
+            self._applicable[key] = [e for e in self.entries if e.names(backend)]
+        return self._applicable[key]
 
     def by_id(self) -> dict[str, Entry]:
         return {e.id: e for e in self.entries}

@@ -1,0 +1,240 @@
+"""Any module that implements the Python Array API standard, as a backend with no code of its own:
+``--backends array-api:array_api_strict``, ``array-api:array_api_compat.torch``.
+
+Every operation of compat's table is called by the standard's name (``Op.standard_name``:
+``xp.pow``, ``xp.linalg.svd``; operators and indexing as Python spells them); an operation that
+is not the standard's (NumPy's NaN-ignoring reductions, compat's own updates, autodiff) is
+declared unsupported with the reason. The standard makes most parameters with a default
+keyword-only: an argument the table passes by position goes by name where the namespace's
+signature asks for it. Dtypes are those of ``__array_namespace_info__().dtypes()``, devices
+those of its ``devices()``, each named as the library names it; values cross from and to
+NumPy by DLPack, the standard's interchange (array_api_strict's ``__array__`` is not one).
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import importlib.util
+import inspect
+import re
+from inspect import Parameter
+
+import numpy as np
+
+from compat.adapters.base import Adapter, AdapterError, BackendMissing, Unsupported, unsupported
+from compat.core import dtypes, ops, standard
+
+KEYWORD_ONLY, POSITIONAL_ONLY = Parameter.KEYWORD_ONLY, Parameter.POSITIONAL_ONLY
+PREFIX = "array-api:"
+# the standard's functions and those of its extensions, as the table's standard_name spells them
+STANDARD = {
+    *standard.FUNCTIONS,
+    *(f"{ext}.{name}" for ext, names in standard.EXTENSIONS.items() for name in names),
+}
+# operations of compat's table that are the standard's under compat's name (the adapter's methods of
+# the same name call them): the inspection API, the array's to_device, from_dlpack of another library's array
+INSPECTION = {
+    "default_dtype": "xp.__array_namespace_info__().default_dtypes()[kind]",
+    "to_device": "x.to_device(device)",
+    "from_dlpack_of": "xp.from_dlpack(x, copy=copy)",
+}
+NOT_STANDARD = {
+    "nan reduction": "a NaN-ignoring reduction is NumPy's; the standard has none",
+    "update": "an update out of place (x.at[i].set, np.add.at) is not the standard's: it has __setitem__",
+    "autodiff": "the standard has no automatic differentiation",
+    "placement": "compat's own operation, not the standard's",
+}
+
+
+# the default run's rows of the standard's namespaces (where installed): the reference implementation,
+# on every example (array_api_compat's wrappers join it once their divergences are registered)
+DEFAULT_ROWS = ("array_api_strict",)
+
+
+def standard_target(op: ops.Op) -> str | Unsupported:
+    """What the generic adapter calls for ``op``: the standard's name in the namespace, or a declaration."""
+    if op.python is not None:  # operators, x[i], x[i] = v: Python's syntax on the standard's array
+        return f"xp.{op.name}"  # (unused: Adapter.target takes the table's Python first)
+    if op.name in INSPECTION:
+        return INSPECTION[op.name]
+    if op.standard_name in STANDARD:
+        return f"xp.{op.standard_name}"
+    reason = NOT_STANDARD.get(op.group, f"{op.name} is NumPy's, not a function of the standard")
+    return unsupported(reason)
+
+
+def device_name(device) -> str:
+    """A device as the library names it: ``CPU_DEVICE`` of ``array_api_strict.Device('CPU_DEVICE')``,
+    ``cpu`` of torch's ``device(type='cpu')``."""
+    quoted = re.fullmatch(r"[\w.]+\('([^']*)'\)", repr(device))
+    return quoted.group(1) if quoted else str(device)
+
+
+class NamespaceAdapter(Adapter):
+    """The standard's namespace ``module`` (set on the class ``adapter_class`` makes for it)."""
+
+    module = ""
+    namespace = "xp"
+
+    # -- the namespace ---------------------------------------------------------------
+    @functools.cached_property
+    def xp(self):
+        return importlib.import_module(self.module)
+
+    @functools.cached_property
+    def info(self):
+        return self.xp.__array_namespace_info__()
+
+    @functools.cached_property
+    def dtype_table(self) -> dict:
+        """Canonical name -> dtype object: the inspection API's, and beyond the standard's those the
+        namespace itself names as compat does (float16 of a wrapper of NumPy or torch)."""
+        listed = dict(self.info.dtypes())
+        named = {name: getattr(self.xp, name) for name in dtypes.ALL if hasattr(self.xp, name)}
+        return {**named, **listed}
+
+    def distribution(self) -> str:
+        return self.module.split(".")[0].replace("_", "-")
+
+    def version(self) -> str:
+        return getattr(self.xp, "__version__", None) or super().version()
+
+    def check_operations(self) -> None:
+        if not hasattr(self.xp, "__array_namespace_info__"):
+            raise AdapterError(
+                f"{self.name} is not an Array API namespace (it has no __array_namespace_info__)"
+            )
+        super().check_operations()
+
+    # -- calling -------------------------------------------------------------------
+    def function(self, op):
+        if op in INSPECTION:
+            return getattr(self, op)
+        return super().function(op)
+
+    def default_dtype(self, kind):
+        return self.info.default_dtypes()[kind]
+
+    def to_device(self, x, device):
+        return x.to_device(self.device_object(device))
+
+    def from_dlpack_of(self, x, copy=None):
+        return self.xp.from_dlpack(x) if copy is None else self.xp.from_dlpack(x, copy=copy)
+
+    def call(self, op, args, kwargs=None, device=None, mode="eager"):
+        """The table's call, with each argument the namespace's function takes by keyword only
+        (the standard's ``sum(x, /, *, axis=None)``) passed by its name."""
+        args, kwargs = self.by_keyword(op, tuple(args), dict(kwargs or {}))
+        return super().call(op, args, kwargs, device, mode)
+
+    def by_keyword(self, op: str, args: tuple, kwargs: dict) -> tuple[tuple, dict]:
+        """The arguments as the namespace's signature takes them: a positional one it takes by
+        keyword only goes by the table's name for it (with those after it), a keyword one it
+        takes by position only (``astype(x, dtype, /)``) goes by position, as a dtype object."""
+        declared = ops.get(op)
+        if declared.python is not None or self.unsupported(op) is not None:
+            return args, kwargs
+        try:
+            parameters = inspect.signature(self.function(op)).parameters
+        except (TypeError, ValueError):  # a builtin without a signature: as given
+            return args, kwargs
+        names = [p.strip().split("=")[0] for p in declared.params.strip("()").split(",") if p.strip()]
+        if any(name.startswith("*") for name in names) or len(args) > len(names):
+            return args, kwargs
+        kinds = {name: parameters[name].kind for name in names if name in parameters}
+        by_name = next((i for i in range(len(args)) if kinds.get(names[i]) is KEYWORD_ONLY), len(args))
+        positional, keywords = list(args[:by_name]), {**dict(zip(names[by_name:], args[by_name:])), **kwargs}
+        for name in names[len(positional) :]:
+            if kinds.get(name) is not POSITIONAL_ONLY or name not in keywords:
+                break
+            value = keywords.pop(name)
+            positional.append(dtypes.DType(value) if name == "dtype" and isinstance(value, str) else value)
+        return tuple(positional), keywords
+
+    # -- values --------------------------------------------------------------------
+    def from_numpy(self, array, device):
+        name = array.dtype.name
+        self.dtype(name)  # a TypeError where the namespace has no such dtype
+        try:  # a copy: an in-place operator must not change the case's inputs
+            value = self.xp.from_dlpack(np.array(array))
+        except BufferError as error:  # ml_dtypes' bfloat16: NumPy has no DLPack code for it
+            raise TypeError(f"NumPy cannot hand {name} to {self.module} through DLPack: {error}") from None
+        if device is not None and device != self.reference_device:
+            value = value.to_device(self.device_object(device))
+        return value
+
+    def to_numpy(self, value):
+        if not hasattr(value, "__dlpack__"):  # array_api_compat.numpy's 0-d results are NumPy scalars
+            return np.asarray(value)
+        try:
+            return np.array(np.from_dlpack(value))
+        except (
+            BufferError,
+            RuntimeError,
+            TypeError,
+            ValueError,
+        ):  # memory NumPy cannot read: the host's first
+            return np.array(np.from_dlpack(value.to_device(self.info.default_device())))
+
+    def dtype(self, name):
+        if name not in self.dtype_table:
+            raise TypeError(f"{self.module} has no dtype {name} (none in its dtypes(), no xp.{name})")
+        return self.dtype_table[name]
+
+    def dtype_name(self, value):
+        for name, dtype in self.dtype_table.items():
+            if type(value) is type(dtype) and value == dtype:
+                return name
+        return super().dtype_name(value)
+
+    # -- devices -------------------------------------------------------------------
+    @property
+    def reference_device(self) -> str:  # type: ignore[override]
+        return device_name(self.info.default_device())
+
+    def devices(self):
+        return [device_name(d) for d in self.info.devices()]
+
+    def device_object(self, name: str):
+        found = [d for d in self.info.devices() if device_name(d) == name]
+        if not found:
+            raise ValueError(
+                f"{self.module} has no device {name!r} (its devices: {', '.join(self.devices())})"
+            )
+        return found[0]
+
+    def device_of(self, value):
+        device = getattr(value, "device", None)
+        return None if device is None else device_name(device)
+
+
+@functools.cache
+def adapter_class(module: str) -> type[NamespaceAdapter]:
+    """The adapter of the standard's namespace ``module``: BackendMissing where its package is
+    not installed, a one-line AdapterError where the name is not a module or not a namespace."""
+    if not module or not re.fullmatch(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*", module):
+        raise AdapterError(
+            f"{PREFIX}{module}: name an Array API namespace module, e.g. {PREFIX}array_api_strict"
+        )
+    top = module.split(".")[0]
+    if importlib.util.find_spec(top) is None:
+        raise BackendMissing(f"{PREFIX}{module} is not installed (no module {top!r})", PREFIX + module)
+    try:
+        found = importlib.util.find_spec(module)  # imports the package, not the framework it wraps
+    except ImportError:
+        found = None
+    if found is None:
+        raise AdapterError(f"{PREFIX}{module}: {top} has no module {module!r}")
+    return type(
+        f"Namespace_{module.replace('.', '_')}",
+        (NamespaceAdapter,),
+        {
+            "name": PREFIX + module,
+            "requires": top,
+            "module": module,
+            "imports": {"np": "numpy", "xp": module},
+            "OPS": {op.name: standard_target(op) for op in ops.TABLE if op.python is None},
+            "__module__": __name__,
+        },
+    )

@@ -1,0 +1,136 @@
+"""Any module that implements the Array API standard is a backend with no code of its own
+(compat.adapters.namespace): named ``array-api:MODULE``, every operation of the table by the
+standard's name, dtypes and devices from its inspection API, values through DLPack."""
+
+from __future__ import annotations
+
+import textwrap
+
+import numpy as np
+import pytest
+
+from compat.adapters import AdapterError, BackendMissing, load_adapter, resolve
+from compat.adapters.namespace import DEFAULT_ROWS, PREFIX
+from compat.core import ops
+from compat.core.case import Case
+from compat.core.row import Row
+from compat.harness.reproducer import reproducer
+from compat.harness.selection import parse_device, select, share_of
+from compat.results import records
+from tests.helpers import SPECS, output, run_pytest
+
+pytest.importorskip("array_api_strict")
+STRICT = "array-api:array_api_strict"
+
+# array_api_strict with one function wrong: a namespace the specs must catch
+SUBTRACTS = textwrap.dedent("""
+    from array_api_strict import *
+    from array_api_strict import __array_namespace_info__, fft, linalg
+
+
+    def add(x1, x2, /):
+        return subtract(x1, x2)
+""")
+
+
+@pytest.mark.parametrize(
+    ("selector", "error", "words"),
+    [
+        ("array-api:array_api_compat.tourch", AdapterError, "array_api_compat has no module"),
+        ("array-api:json.decoder.x", AdapterError, "json has no module"),
+        ("array-api:", AdapterError, "name an Array API namespace module"),
+        ("array-api:no_such_namespace_here", BackendMissing, "is not installed"),
+    ],
+)
+def test_a_wrong_module_is_one_line_and_a_missing_one_a_skip(selector, error, words):
+    with pytest.raises(error) as raised:
+        resolve(selector)
+    assert type(raised.value) is error and words in str(raised.value) and "\n" not in str(raised.value)
+
+
+def test_a_module_that_is_not_a_namespace_stops_at_start_up(tmp_path, monkeypatch):
+    monkeypatch.setenv("COMPAT_CACHE_DIR", str(tmp_path))
+    (adapter,) = resolve("array-api:json")
+    with pytest.raises(AdapterError, match="array-api:json is not an Array API namespace"):
+        adapter.check_operations()
+
+
+def test_each_operation_is_the_standards_by_its_name_or_declared_with_a_reason():
+    adapter = load_adapter(STRICT)
+    assert adapter.target("power") == "xp.pow" and adapter.target("svd") == "xp.linalg.svd"
+    assert adapter.target("concatenate") == "xp.concat" and adapter.target("fftfreq") == "xp.fft.fftfreq"
+    assert adapter.target("__add__") is ops.get("__add__").python  # Python's syntax on the array
+    for op in ("nansum", "set_at", "grad", "relu", "compiled_add"):
+        assert adapter.unsupported(op), op
+    assert adapter.unsupported("default_dtype") is None and adapter.unsupported("to_device") is None
+
+
+@pytest.mark.parametrize("module", ["array_api_strict", "array_api_compat.numpy", "array_api_compat.torch"])
+def test_every_mapping_resolves_in_the_named_namespaces(module, tmp_path, monkeypatch):
+    pytest.importorskip(module)
+    monkeypatch.setenv("COMPAT_CACHE_DIR", str(tmp_path))
+    load_adapter(PREFIX + module).check_operations()
+
+
+def test_keyword_only_arguments_go_by_name_and_values_round_trip_through_dlpack():
+    adapter = load_adapter(STRICT)
+    x = np.arange(6.0).reshape(2, 3)
+    assert adapter.call("sum", (x, 1)).values.tolist() == [3.0, 12.0]  # sum(x, /, *, axis)
+    assert adapter.call("take", (x, np.array([2, 0]), 1)).values.tolist() == [[2.0, 0.0], [5.0, 3.0]]
+    for name in adapter.dtype_table:
+        values = np.array([0, 1], dtype=name)
+        assert adapter.to_numpy(adapter.from_numpy(values, None)).tobytes() == values.tobytes(), name
+    refused = adapter.call("add", (x.astype(np.float16), x))
+    assert refused.error_category == "dtype" and "no dtype float16" in str(refused.error)
+
+
+def test_devices_are_the_namespaces_by_its_own_names():
+    adapter = load_adapter(STRICT)
+    assert adapter.reference_device == "CPU_DEVICE" and "device1" in adapter.devices()
+    moved = adapter.call("to_device", (np.arange(3.0), "device1"))
+    assert moved.device == "device1" and moved.values.tolist() == [0.0, 1.0, 2.0]
+    assert parse_device(f"{STRICT}:device1", [adapter]) == (STRICT, "device1")
+    assert Row.parse(f"{STRICT}@device1") == Row(STRICT, device="device1")
+
+
+def test_the_default_run_has_strict_on_every_example():
+    chosen = {a.id: a for a in select(None, [])[0]}
+    assert [PREFIX + module for module in DEFAULT_ROWS] == [STRICT]
+    assert share_of(chosen[STRICT], None, "eager", None, 0.05) == 1.0
+    assert not any(name.startswith(PREFIX) for name in chosen if name != STRICT)
+
+
+def test_a_namespace_with_one_wrong_function_is_caught(tmp_path):
+    """The generic adapter needs no code for a new namespace, and its specs catch one that is wrong."""
+    modules = tmp_path / "modules"
+    modules.mkdir()
+    (modules / "subtracting_namespace.py").write_text(SUBTRACTS)
+    process = run_pytest(
+        [
+            str(SPECS / "promotion.py"),
+            "-q",
+            "-p",
+            "no:xdist",
+            "-k",
+            "every_pair_of_dtypes and add",
+            "--device",
+            "none",
+        ]
+        + ["--backends", "array-api:subtracting_namespace", "--compat-mode", "report"],
+        tmp_path,
+        PYTHONPATH=str(modules),
+    )
+    assert process.returncode == 0, output(process)
+    run = records.load(tmp_path / "results").latest()
+    wrong = [d for d in run.divergences if d.op == "add" and d.kind == "value"]
+    assert wrong and all(d.backend.id == "array-api:subtracting_namespace" for d in wrong), output(process)
+
+
+def test_a_reproducer_calls_the_adapter_as_the_harness_did(capsys):
+    adapter = load_adapter(STRICT)
+    case = Case("sum", (np.arange(6.0).reshape(2, 3), 1))
+    text = reproducer(case, load_adapter("numpy"), adapter)
+    assert f"load_adapter({STRICT!r})" in text
+    exec(text, {"__name__": "reproducer"})
+    printed = capsys.readouterr().out
+    assert printed.count("[3.0, 12.0]") == 2, printed  # NumPy's line, and the adapter's
