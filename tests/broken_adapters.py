@@ -187,11 +187,12 @@ class TorchUnsignedGetitemRaises(TorchAdapter):
 # -- the standard's special cases (tests/test_standard_records.py)
 
 
-class FollowsTheStandard(NumpyAdapter):
-    """NumPy whose floor_divide of an infinite dividend by a finite divisor gives the infinity the
-    standard states (NumPy, as Python: NaN): it differs from NumPy and follows the standard."""
+class FloorDivideOfInfinity(NumpyAdapter):
+    """NumPy whose floor_divide of an infinite dividend by a finite nonzero divisor gives
+    ``instead(x1, x2)`` (NumPy, as Python: NaN)."""
 
-    name = "follows_the_standard"
+    def instead(self, x1: np.ndarray, x2: np.ndarray) -> np.ndarray:
+        raise NotImplementedError
 
     def call(self, op, args, kwargs=None, device=None):
         outcome = super().call(op, args, kwargs, device)
@@ -199,20 +200,23 @@ class FollowsTheStandard(NumpyAdapter):
             return outcome
         x1, x2 = (np.asarray(a) for a in args[:2])
         with np.errstate(all="ignore"):
-            stated = np.where(np.isinf(x1) & np.isfinite(x2) & (x2 != 0), x1 * np.sign(x2), outcome.values)
-        return with_values(outcome, stated.astype(outcome.values.dtype))
+            given = np.where(np.isinf(x1) & np.isfinite(x2) & (x2 != 0), self.instead(x1, x2), outcome.values)
+        return with_values(outcome, given.astype(outcome.values.dtype))
 
 
-class DepartsFromBoth(NumpyAdapter):
-    """NumPy whose floor_divide of an infinite dividend by a finite divisor gives 0.0: neither
-    NumPy's NaN nor the standard's infinity."""
+class FollowsTheStandard(FloorDivideOfInfinity):
+    """The infinity the standard states: it differs from NumPy and follows the standard."""
+
+    name = "follows_the_standard"
+
+    def instead(self, x1, x2):
+        return x1 * np.sign(x2)
+
+
+class DepartsFromBoth(FloorDivideOfInfinity):
+    """0.0: neither NumPy's NaN nor the standard's infinity."""
 
     name = "departs_from_both"
 
-    def call(self, op, args, kwargs=None, device=None):
-        outcome = super().call(op, args, kwargs, device)
-        if op != "floor_divide" or outcome.raised or outcome.values is None:
-            return outcome
-        x1, x2 = (np.asarray(a) for a in args[:2])
-        wrong = np.where(np.isinf(x1) & np.isfinite(x2) & (x2 != 0), 0.0, outcome.values)
-        return with_values(outcome, wrong.astype(outcome.values.dtype))
+    def instead(self, x1, x2):
+        return np.zeros_like(x1)

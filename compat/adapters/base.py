@@ -38,7 +38,7 @@ import numpy as np
 from compat.core import cache, dtypes, ops
 from compat.core.outcome import Outcome
 from compat.core.programs import BoundProgram
-from compat.core.source import BackendArray, Exported, function_source
+from compat.core.source import BackendArray, Exported, Written, function_source
 
 
 class AdapterError(Exception):
@@ -55,6 +55,16 @@ class BackendMissing(AdapterError):
 
 # a mode's reason for every question about dtypes (result_type, finfo, ...): there is no array to trace
 NOTHING_TO_COMPILE = "a question about dtypes: no array in or out, nothing for an execution mode to compile"
+# the table's questions to the standard's inspection namespace (__array_namespace_info__), and the
+# backend's own answers they are compared with (made_dtypes, shown_capabilities)
+INSPECTION = (
+    "default_dtype",
+    "info_dtypes",
+    "made_dtypes",
+    "info_lists_device",
+    "info_capabilities",
+    "shown_capabilities",
+)
 # the fields of the standard's finfo and iinfo objects (data_type_functions: finfo_object, iinfo_object)
 FINFO_FIELDS = ("bits", "eps", "max", "min", "smallest_normal", "dtype")
 IINFO_FIELDS = ("bits", "max", "min", "dtype")
@@ -364,6 +374,8 @@ class Adapter:
     def outcome(self, result) -> Outcome:
         if result is None:  # TensorFlow's gradient of an input it cannot differentiate
             return Outcome()
+        if isinstance(result, dict):  # the inspection namespace's answers: named parts
+            return Outcome(parts=[self.outcome(v) for v in result.values()], names=tuple(result))
         if isinstance(result, (list, tuple)) and not self.is_shape(result):
             return Outcome(parts=[self.outcome(r) for r in result])
         if self.is_shape(result):
@@ -457,7 +469,16 @@ class Adapter:
                 array = self.transposed(array)
             elif value.layout == "sliced":
                 array = array[::2]
-            return self.export_dlpack(array)
+            after = value.before_and_after()[1]
+            if after is None:
+                return self.export_dlpack(array)
+            return Written(self.export_dlpack(array), lambda: self.overwrite(array, after))
+
+    writable_exports = False  # whether overwrite writes this backend's arrays (interchange's copy= checks)
+
+    def overwrite(self, array, values: np.ndarray) -> None:
+        """Write ``values`` into this backend's ``array`` in place (a view writes its base's memory)."""
+        raise UnsupportedOperation(f"{self.id} cannot write its arrays in place")
 
     def made_for_export(self, values: np.ndarray, device: str | None):
         """This backend's array of ``values``, in memory of its own allocator (where it has one)."""

@@ -21,7 +21,7 @@ import os
 import numpy as np
 
 from compat.adapters import patches
-from compat.adapters.base import Adapter
+from compat.adapters.base import INSPECTION, Adapter
 from compat.core import cache, ops
 from compat.devices.plugins import JaxCpuDevices
 
@@ -57,7 +57,9 @@ class JaxAdapter(Adapter):
         **{op: f"jnp.fft.{op}" for op in ops.select(group="fft")},
         # -- interchange (issue 33): another backend's array, imported as it is --
         "from_dlpack_of": "jnp.from_dlpack",
-        "default_dtype": "ops.default_dtype",
+        "from_dlpack_written": "ops.from_dlpack_written",
+        "from_dlpack_onto": "ops.from_dlpack_onto",
+        **{op: f"ops.{op}" for op in INSPECTION},
         "to_device": "ops.to_device",
         # -- the linalg extension (issue 33) --
         **{op: f"jnp.linalg.{op}" for op in ops.extension("linalg")},
@@ -84,7 +86,7 @@ class JaxAdapter(Adapter):
     MODE_LIMITS = {
         "jit": {
             op: "DLPack hands over a concrete buffer: a traced array has none"
-            for op in ("from_dlpack", "from_dlpack_of")
+            for op in ("from_dlpack", "from_dlpack_of", "from_dlpack_written", "from_dlpack_onto")
         }
     }
     POLICIES = {

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from compat.adapters import numpy_ops
-from compat.adapters.base import Adapter, unsupported
+from compat.adapters.base import INSPECTION, Adapter, unsupported
 from compat.core import dtypes, ops
 
 NO_AUTODIFF = unsupported("NumPy has no automatic differentiation")
@@ -55,7 +55,9 @@ class NumpyAdapter(Adapter):
         **{op: f"np.fft.{op}" for op in ops.select(group="fft")},
         # -- interchange (issue 33): another backend's array, imported as it is --
         "from_dlpack_of": "np.from_dlpack",
-        "default_dtype": "ops.default_dtype",
+        "from_dlpack_written": "ops.from_dlpack_written",
+        "from_dlpack_onto": "ops.from_dlpack_onto",
+        **{op: f"ops.{op}" for op in INSPECTION},
         "to_device": "ops.to_device",
         # -- the linalg extension (issue 33) --
         **{op: f"np.linalg.{op}" for op in ops.extension("linalg")},
@@ -85,6 +87,11 @@ class NumpyAdapter(Adapter):
         # the values where compat placed them, 16 bytes past a 64-byte boundary: all NumPy's
         # allocator promises (a copy would land 64-byte aligned on some runs, not on others)
         return values
+
+    writable_exports = True
+
+    def overwrite(self, array, values):
+        array[...] = values
 
     def array_source(self, variable, dtype, device=None):
         return variable

@@ -11,7 +11,7 @@ import os
 
 import numpy as np
 
-from compat.adapters.base import Adapter, unsupported
+from compat.adapters.base import INSPECTION, Adapter, unsupported
 from compat.core import ops
 from compat.devices.plugins import TensorflowApu
 
@@ -105,7 +105,11 @@ class TensorflowAdapter(Adapter):
         "ifftshift": "tf.signal.ifftshift",
         # -- interchange (issue 33): TensorFlow imports a DLPack capsule, not an object --
         "from_dlpack_of": "ops.from_dlpack_of",
-        "default_dtype": unsupported("tf.experimental.numpy has no __array_namespace_info__"),
+        "from_dlpack_written": "ops.from_dlpack_written",
+        "from_dlpack_onto": unsupported(
+            "tf.experimental.dlpack.from_dlpack has no device= (a tf.device scope places what it makes)"
+        ),
+        **{op: unsupported("tf.experimental.numpy has no __array_namespace_info__") for op in INSPECTION},
         "to_device": unsupported("a tf.Tensor has no to_device method: tf.device scopes place it (copy_to)"),
         # -- the linalg extension (issue 33): tnp has cross and outer; tf.linalg the factorizations and
         # solvers, spelled otherwise in compat.adapters.tensorflow_ops where only the spelling differs --
@@ -149,7 +153,7 @@ class TensorflowAdapter(Adapter):
     MODE_LIMITS = {
         mode: {
             op: "DLPack hands over a concrete buffer: a symbolic tensor has none"
-            for op in ("from_dlpack", "from_dlpack_of")
+            for op in ("from_dlpack", "from_dlpack_of", "from_dlpack_written", "from_dlpack_onto")
         }
         for mode in ("function", "xla")
     }

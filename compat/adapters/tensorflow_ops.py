@@ -175,6 +175,13 @@ def from_dlpack_of(x, copy=None):
     return tf.experimental.dlpack.from_dlpack(x.__dlpack__(**({} if copy is None else {"copy": copy})))
 
 
+def from_dlpack_written(x, copy):
+    """x imported with copy=, then written by its producer (x.write()): the import as read after."""
+    imported = tf.experimental.dlpack.from_dlpack(x.__dlpack__(copy=copy))
+    x.write()
+    return imported
+
+
 # -- the linalg extension (issue 33): tf.linalg's functions where they compute the standard's
 # function and only spell it otherwise (an upper factor as the adjoint of the lower, svd's
 # results in another order with V for Vh, rtol as rcond, a relative tolerance as an absolute

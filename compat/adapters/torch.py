@@ -8,7 +8,7 @@ import functools
 import numpy as np
 
 from compat.adapters import patches
-from compat.adapters.base import Adapter, unsupported
+from compat.adapters.base import INSPECTION, Adapter, unsupported
 from compat.core import dtypes, ops
 from compat.devices.plugins import TorchApu
 
@@ -169,9 +169,14 @@ class TorchAdapter(Adapter):
         "sign": "torch.sgn",
         # -- interchange (issue 33): another backend's array, imported as it is --
         "from_dlpack_of": "torch.from_dlpack",
-        "default_dtype": unsupported(
-            "torch has no __array_namespace_info__ (array_api_compat's torch namespace adds one; not installed)"
-        ),
+        "from_dlpack_written": "ops.from_dlpack_written",
+        "from_dlpack_onto": "ops.from_dlpack_onto",
+        **{
+            op: unsupported(
+                "torch has no __array_namespace_info__ (array_api_compat's torch namespace adds one; not installed)"
+            )
+            for op in INSPECTION
+        },
         "to_device": unsupported(
             "a torch tensor has no to_device method: Tensor.to(device) is torch's (copy_to)"
         ),
@@ -208,9 +213,16 @@ class TorchAdapter(Adapter):
             "hvp": "forward-mode AD (torch.func.jvp, make_dual) on lazy tensors segfaults, every time",
             "from_dlpack": DLPACK_TRACED,  # issue 31
             "from_dlpack_of": DLPACK_TRACED,
+            "from_dlpack_written": DLPACK_TRACED,
+            "from_dlpack_onto": DLPACK_TRACED,
         },
-        "compile": {"from_dlpack": DLPACK_TRACED, "from_dlpack_of": DLPACK_TRACED},
-        "inductor": {"from_dlpack": DLPACK_TRACED, "from_dlpack_of": DLPACK_TRACED},
+        **{
+            mode: {
+                op: DLPACK_TRACED
+                for op in ("from_dlpack", "from_dlpack_of", "from_dlpack_written", "from_dlpack_onto")
+            }
+            for mode in ("compile", "inductor")
+        },
     }
 
     def context(self, mode="eager"):
@@ -269,6 +281,11 @@ class TorchAdapter(Adapter):
     def made_for_export(self, values, device):
         # from_numpy's tensor shares a NumPy copy's memory; a clone is in torch's own (64-byte aligned)
         return self.from_numpy(values, device).clone()
+
+    writable_exports = True
+
+    def overwrite(self, array, values):
+        array.copy_(self.from_numpy(values, None))
 
     def from_numpy(self, array, device):
         import torch

@@ -359,3 +359,14 @@ def vector_norm(x, axis=None, keepdims=False, ord=2):
 
 def linalg_trace(x, offset=0, dtype=None):
     return torch.sum(torch.diagonal(x, offset=offset, dim1=-2, dim2=-1), dim=-1, dtype=dtype)
+
+
+def from_dlpack_onto(x, device):
+    return torch.from_dlpack(x, device=device)
+
+
+def from_dlpack_written(x, copy):
+    """x imported with copy=, then written by its producer (x.write()): the import as read after."""
+    imported = torch.from_dlpack(x, copy=copy)
+    x.write()
+    return imported

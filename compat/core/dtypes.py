@@ -32,6 +32,25 @@ CATEGORIES = {
     "floating-point": FLOATING,
 }
 
+# the standard's data types and the kinds its inspection namespace names (isdtype's kinds,
+# __array_namespace_info__().dtypes(kind=...)): float16 and bfloat16 are no data type of the standard
+STANDARD = BOOL + INTEGER + ("float32", "float64") + COMPLEX
+KINDS = {
+    "bool": BOOL,
+    "signed integer": SIGNED,
+    "unsigned integer": UNSIGNED,
+    "integral": INTEGER,
+    "real floating": ("float32", "float64"),
+    "complex floating": COMPLEX,
+    "numeric": INTEGER + ("float32", "float64") + COMPLEX,
+}
+
+
+def of_kind(kind: str | tuple[str, ...]) -> tuple[str, ...]:
+    """The standard's data types of ``kind`` (a kind's name, or a tuple of them: their union), in STANDARD's order."""
+    names = set().union(*(KINDS[k] for k in ((kind,) if isinstance(kind, str) else kind)))
+    return tuple(name for name in STANDARD if name in names)
+
 
 class DType(str):
     """A canonical dtype name passed as an argument (``result_type(dtype('float32'), dtype('int8'))``):

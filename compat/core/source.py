@@ -30,6 +30,10 @@ def backend_array(values) -> BackendArray:
 # how a producer lays its array out before it exports it (interchange): as made, its transpose
 # (strides reversed), every second row of a larger array (a stride of two rows)
 LAYOUTS = ("contiguous", "transposed", "sliced")
+# what a producer writes into its array after a consumer imported it (interchange): nothing; the
+# values exported into an array that held other bits (a sharing import shows them); other bits
+# over the values exported (a copy keeps the values)
+WRITES = ("", "written", "overwritten")
 
 
 class Exported(np.ndarray):
@@ -39,17 +43,36 @@ class Exported(np.ndarray):
 
     producer: str = ""
     layout: str = "contiguous"
+    write: str = ""  # one of WRITES
 
     def __array_finalize__(self, obj) -> None:
         self.producer = getattr(obj, "producer", "")
         self.layout = getattr(obj, "layout", "contiguous")
+        self.write = getattr(obj, "write", "")
+
+    def other_bits(self) -> np.ndarray:
+        """The values with every bit inverted (bool: negated): other bits in every element."""
+        values = np.asarray(self)
+        if values.dtype == np.bool_:
+            return ~values
+        return (~np.frombuffer(values.tobytes(), np.uint8)).view(values.dtype).reshape(values.shape)
+
+    def before_and_after(self) -> tuple[np.ndarray, np.ndarray | None]:
+        """What the producer's array holds when it is exported, and what the producer writes into it
+        after the import (None: nothing), as ``write`` says."""
+        values = np.asarray(self)
+        if self.write == "written":
+            return self.other_bits(), values
+        if self.write == "overwritten":
+            return values, self.other_bits()
+        return values, None
 
     def base_values(self) -> np.ndarray:
         """What the producer makes before it lays the array out (its transpose, or a larger
         array whose every second row these values are), in memory that starts 16 bytes past a
         64-byte boundary: all NumPy's allocator promises, and the same on every run (NumPy's
         producer hands these over; the others copy them into their own allocators' memory)."""
-        values = np.asarray(self)
+        values = self.before_and_after()[0]
         if self.layout == "transposed":
             values = values.T
         elif self.layout == "sliced":
@@ -64,12 +87,29 @@ class Exported(np.ndarray):
         return placed
 
 
-def exported(producer: str, values, layout: str = "contiguous") -> Exported:
-    """``values`` as ``producer``'s array, laid out as ``layout`` (one of LAYOUTS), to export."""
+class Written:
+    """An exported array that its producer writes after a consumer imported it (``write()``, which
+    the consumer's call makes after its from_dlpack): DLPack's methods are the array's."""
+
+    def __init__(self, array, write) -> None:
+        self.array, self.write = array, write
+
+    def __dlpack__(self, **kwargs):
+        return self.array.__dlpack__(**kwargs)
+
+    def __dlpack_device__(self):
+        return self.array.__dlpack_device__()
+
+
+def exported(producer: str, values, layout: str = "contiguous", write: str = "") -> Exported:
+    """``values`` as ``producer``'s array, laid out as ``layout`` (one of LAYOUTS), to export; its
+    producer writes into it after the import as ``write`` (one of WRITES) says."""
     if layout not in LAYOUTS:
         raise ValueError(f"layout {layout!r} is not one of {LAYOUTS}")
+    if write not in WRITES:
+        raise ValueError(f"write {write!r} is not one of {WRITES}")
     array = np.array(values).view(Exported)
-    array.producer, array.layout = producer, layout
+    array.producer, array.layout, array.write = producer, layout, write
     return array
 
 
@@ -124,7 +164,8 @@ def value_source(value) -> str:
 
 def array_source(array: np.ndarray) -> str:
     if isinstance(array, Exported):
-        return f"exported({array.producer!r}, {array_source(np.asarray(array))}, {array.layout!r})"
+        write = f", {array.write!r}" if array.write else ""
+        return f"exported({array.producer!r}, {array_source(np.asarray(array))}, {array.layout!r}{write})"
     name = array.dtype.name
     dtype = "ml_dtypes.bfloat16" if name == "bfloat16" else f"np.{name}"
     if name in dtypes.REAL_FLOAT and has_nan_payload(array):

@@ -48,6 +48,7 @@ class Session:
     note: Note | None = None  # the call in flight, for whoever watches this process
     seed: int = 0  # of faults and of exhaustive-table samples
     producers: tuple[str, ...] | None = None  # compat's built-in backends checked: whose arrays rows import
+    writable_producers: tuple[str, ...] = ()  # those of them whose arrays are written in place (overwrite)
 
 
 def own_answer(checker: Checker, op: str, *args, against: tuple) -> Outcome:

@@ -148,7 +148,9 @@ class Standard:
 class OwnAnswer:
     """The backend's own answer to the question a case asks, asked another way: for
     ``result_type(A, B)``, the dtype of its own ``add`` of arrays of A and B (``question``, the
-    case that asks it). A backend whose two answers disagree diverges from itself."""
+    case that asks it), or all of an answer that is a mapping (the dtypes it makes, by name,
+    against those its inspection namespace lists). A backend whose two answers disagree diverges
+    from itself."""
 
     role = Role.ITSELF
 
@@ -169,4 +171,6 @@ class OwnAnswer:
 
     def outcome(self, case: Case) -> Outcome:
         answer = self.runner.call(self.adapter, self.question, self.device, self.mode)
-        return answer if answer.raised else Outcome(dtype=answer.dtype)
+        if answer.raised or answer.names is not None:  # a mapping (which dtypes it makes): all of it
+            return answer
+        return Outcome(dtype=answer.dtype)

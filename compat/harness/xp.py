@@ -109,6 +109,9 @@ def xp(request) -> Iterator[Checker]:
     )
     if compat.checkers.producers is None:
         compat.checkers.producers = builtin_backends(compat.adapters)
+        compat.checkers.writable_producers = builtin_backends(
+            [a for a in compat.adapters if a.writable_exports]
+        )
     if fault is None:
         yield checker
         return

@@ -11,7 +11,9 @@ for), the error is recorded like any other outcome. Execution modes declare the 
 unsupported: a traced array has no buffer.
 
 Within a backend, ``to_device`` moves an array to each of its devices and back, every bit kept;
-and the inspection namespace's default dtypes are what the backend's own arrays get.
+and the inspection namespace states what the backend does: its default dtypes are what the
+backend's own arrays get, the dtypes it lists for a kind are those of the kind it makes, its
+devices those arrays land on, its capabilities what indexing by a mask, nonzero and a rank do.
 """
 
 import ml_dtypes
@@ -39,9 +41,12 @@ FORMS = (
 )
 
 
-def producers(xp) -> list[str]:
-    """The backends whose arrays this row imports: its own, and compat's others in the session."""
-    return list(dict.fromkeys([xp.backend.name, *(xp.session.producers or ())]))
+def producers(xp, writable: bool = False) -> list[str]:
+    """The backends whose arrays this row imports: its own, and compat's others in the session;
+    ``writable``: those whose arrays their producer writes in place (``Adapter.writable_exports``)."""
+    own = [xp.backend.name] if not writable or xp.backend.writable_exports else []
+    others = xp.session.writable_producers if writable else xp.session.producers
+    return list(dict.fromkeys([*own, *(others or ())]))
 
 
 def edge_values(name: str) -> np.ndarray:
@@ -120,6 +125,43 @@ def test_arrays_of_any_shape_cross_bit_for_bit(xp, data):
     xp.check_exact("from_dlpack_of", x, **({} if copy is None else {"copy": copy}))
 
 
+def test_from_dlpack_onto_each_device_keeps_every_bit(xp):
+    """from_dlpack(x, device=d) of each producer's array of every dtype (made on the producer's
+    default device) is the same array on d, every bit, for each device d the backend sees (on a
+    device row, that device): the consumer moves what the producer hands over."""
+    xp.requires("from_dlpack_onto")  # an execution mode has no buffer to import
+    devices = [xp.device] if xp.device is not None else xp.backend.devices()
+    table = [
+        (producer, name, device) for producer in producers(xp) for name in dtypes.ALL for device in devices
+    ]
+    for producer, name, device in xp.sample(table, least=len(dtypes.ALL)):
+        xp.check_exact("from_dlpack_onto", exported(producer, edge_values(name)), device)
+
+
+@pytest.mark.parametrize("copy", [False, True], ids=["copy=False", "copy=True"])
+def test_copy_false_shares_memory_and_copy_true_copies(xp, copy):
+    """from_dlpack(x, copy=False) never copies (the standard): the values a writable producer
+    (its arrays written in place) writes into its array after the import show in the result, the
+    array having held other bits before; from_dlpack(x, copy=True) always copies: the producer's
+    writing other bits after the import leaves the result the values exported. Every writable
+    producer, dtype and layout (a view writes its base's memory)."""
+    xp.requires("from_dlpack_written")  # an execution mode has no buffer to import
+    if xp.device is not None:
+        pytest.skip("from_dlpack keeps the producer's device (the standard): the producers are on theirs")
+    if not producers(xp, writable=True):
+        pytest.skip("no backend of the session writes its arrays in place (Adapter.writable_exports)")
+    write = "overwritten" if copy else "written"
+    table = [
+        (producer, name, layout)
+        for producer in producers(xp, writable=True)
+        for name in dtypes.ALL
+        for layout in LAYOUTS
+    ]
+    for producer, name, layout in xp.sample(table, least=len(dtypes.ALL)):
+        x = exported(producer, laid_out(edge_values(name), layout), layout, write)
+        xp.check_exact("from_dlpack_written", x, copy=copy)
+
+
 # each kind of default_dtypes() and a call that makes an array of that kind's default dtype
 DEFAULTS = {
     "real floating": ("asarray", 1.0),
@@ -134,6 +176,32 @@ def test_namespace_info_states_the_dtypes_the_backend_makes(xp, kind):
     """__array_namespace_info__().default_dtypes()[kind] is the dtype the backend's own arrays get:
     asarray of a Python float, int or complex, argmax's indices (reference itself:<call>)."""
     xp.check_itself("default_dtype", kind, against=DEFAULTS[kind])
+
+
+# every kind the standard's inspection namespace names, and a tuple of kinds (their union)
+KINDS = (*dtypes.KINDS, ("bool", "real floating"))
+
+
+@pytest.mark.parametrize("kind", KINDS, ids=str)
+def test_namespace_info_lists_the_dtypes_of_a_kind_the_backend_makes(xp, kind):
+    """__array_namespace_info__().dtypes(kind=kind) lists each of the standard's dtypes of the kind
+    that the backend makes (zeros and asarray with dtype=d give d), and no other (reference
+    itself:made_dtypes; the kind's dtypes as the standard defines it)."""
+    xp.check_itself("info_dtypes", kind, against=("made_dtypes", dtypes.of_kind(kind)))
+
+
+def test_namespace_info_lists_the_device_arrays_land_on(xp):
+    """devices() lists the device an array of each of the standard's dtypes lands on (on a device
+    row, that device), and dtypes(device=) that device's dtype: NumPy's answer, both True."""
+    for name in dtypes.STANDARD:
+        xp.check("info_lists_device", np.zeros(2, dtype=dtypes.to_numpy(name)))
+
+
+def test_namespace_info_capabilities_are_what_the_backend_does(xp):
+    """capabilities() states what the backend does: "boolean indexing" whether x[mask] works,
+    "data-dependent shapes" whether nonzero and unique_values work, "max dimensions" the most
+    dimensions an array takes (reference itself:shown_capabilities)."""
+    xp.check_itself("info_capabilities", against=("shown_capabilities",))
 
 
 @given(data=st.data())

@@ -37,7 +37,13 @@ from compat.adapters.broken.indexing import (
     SetAtFirstWriteWins,
     TooManyIndicesRaiseValueError,
 )
-from compat.adapters.broken.interchange import DlpackExportLosesNegativeZeroInBfloat16
+from compat.adapters.broken.interchange import (
+    CapabilitiesDenyBooleanIndexing,
+    DlpackExportLosesNegativeZeroInBfloat16,
+    DlpackImportAlwaysCopies,
+    DlpackImportOntoDeviceStaysOnTheHost,
+    NamespaceInfoLeavesOutFloat64,
+)
 from compat.adapters.broken.linalg import (
     DetBatchReversed,
     EighReadsTheUpperTriangle,
@@ -121,6 +127,10 @@ FAULTS = (
     Atan2OfZeroAndNegativeZero,
     MaximumOfZerosByArgumentOrder,
     DlpackExportLosesNegativeZeroInBfloat16,
+    DlpackImportAlwaysCopies,
+    DlpackImportOntoDeviceStaysOnTheHost,
+    NamespaceInfoLeavesOutFloat64,
+    CapabilitiesDenyBooleanIndexing,
     EighReadsTheUpperTriangle,
     QrRowSignFlipped,
     PinvIgnoresRtol,

@@ -92,6 +92,24 @@ TABLE: tuple[Op, ...] = (
         "another backend's array x imported through DLPack (x.__dlpack__(copy=...)), every bit kept",
         (exported("numpy", MATRIX),),
     ),
+    Op(
+        "from_dlpack_onto",
+        "(x, device)",
+        "creation",
+        "another backend's array x imported through DLPack onto a device (from_dlpack(x, device=device)), "
+        "every bit kept",
+        numpy="np.from_dlpack(x, device='cpu')",
+        moves_to=1,
+        correctly_rounded=True,
+        example=(exported("numpy", MATRIX), "the reference device"),
+    ),
+    _filled(
+        "from_dlpack_written",
+        "(x, copy)",
+        "another backend's array x imported through DLPack with copy= True or False, its producer writing "
+        "its array after the import (x.write()): copy=False shares its memory, copy=True copies it",
+        (exported("numpy", MATRIX, "contiguous", "written"), False),
+    ),
     _filled("full", "(shape, fill_value, dtype=None)", "fill_value everywhere", ((2, 3), 2.5)),
     _filled("full_like", "(x, fill_value, dtype=None)", "fill_value in x's shape and dtype", (MATRIX, 2.5)),
     Op(

@@ -60,4 +60,36 @@ TABLE: tuple[Op, ...] = (
         "__array_namespace_info__().default_dtypes()[kind]: the dtype the namespace says it makes for a kind",
         ("real floating",),
     ),
+    _question(
+        "info_dtypes",
+        "(kind)",
+        "__array_namespace_info__().dtypes(kind=kind): whether it lists each of the standard's dtypes, by name",
+        ("signed integer",),
+    ),
+    _question(
+        "made_dtypes",
+        "(names)",
+        "whether the backend makes each of the standard's dtypes, by name: zeros and asarray with "
+        "dtype=d give d, for d in names (a kind's dtypes, as the standard defines the kind); False for the others",
+        (("int8", "int16", "int32", "int64"),),
+    ),
+    _question(
+        "info_lists_device",
+        "(x)",
+        "whether __array_namespace_info__().devices() lists x.device, and dtypes(device=x.device) x.dtype",
+        (X,),
+    ),
+    _question(
+        "info_capabilities",
+        "()",
+        "__array_namespace_info__().capabilities(): boolean indexing, data-dependent shapes, max dimensions",
+        (),
+    ),
+    _question(
+        "shown_capabilities",
+        "()",
+        "what the backend does: x[mask] works (boolean indexing), nonzero and unique_values work "
+        "(data-dependent shapes), the most dimensions of an array of ones (max dimensions; None beyond 128)",
+        (),
+    ),
 )

@@ -12,7 +12,9 @@ CLASSES = {"=": "clean", "-": "notrun"}
 
 
 def cell(text: str) -> str:
-    cls = CLASSES.get(text, "new" if "new:" in text else "known")
+    """A cell coloured by its worst part: new, known (or NumPy's departure), following the standard."""
+    worst = "new" if "new:" in text else "known" if ("known:" in text or "dep:" in text) else "standard"
+    cls = CLASSES.get(text, worst)
     return f'<td class="c {cls}">{e(text)}</td>'
 
 
