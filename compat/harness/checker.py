@@ -153,9 +153,9 @@ def function_answer(
     (``xp = array_namespace(x)``), run on the backend's arrays and compared with the same function
     run on NumPy's, within the ``ulps`` its author declares (and ``eps * terms``, where ``terms``
     gives an accumulation's sum of |terms| per result and their number: compat.core.operation.Op)."""
-    op = ops.declare_function(function, ulps, terms)
-    checker.requires(op)  # a backend whose arrays no namespace takes: skipped, with its reason
-    return checker._judged(Case(op, args, kwargs))
+    if checker.backend.no_array_namespace:  # a function written against the standard cannot run there
+        pytest.skip(f"{checker.backend.id}: {checker.backend.no_array_namespace}")
+    return checker._judged(Case(ops.declare_function(function, ulps, terms), args, kwargs))
 
 
 class Checker:
