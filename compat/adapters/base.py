@@ -107,17 +107,15 @@ class Adapter:
     # the spec families whose rules the config changes (only those run on its row there)
     SHARE_CONFIGS: ClassVar[dict[str, tuple[str, ...]]] = {}
     share_families: tuple[str, ...] | None = None  # set on such a row: the families it checks
-    MODES: ClassVar[dict[str, str]] = {
-        "eager": "op by op, as written"
-    }  # execution mode -> how it runs a call
+    # execution mode -> how it runs a call
+    MODES: ClassVar[dict[str, str]] = {"eager": "op by op, as written"}
     MODE_LIMITS: ClassVar[dict[str, dict[str, str]]] = {}  # mode -> {operation: why the mode cannot run it}
     DEFAULT_MODES: ClassVar[tuple[str, ...]] = ()  # the modes besides eager that a run checks by default
-    POLICIES: ClassVar[
-        dict[str, str]
-    ] = {}  # mixed-precision policy -> what it promises (the numerics survey)
+    POLICIES: ClassVar[dict[str, str]] = {}  # mixed-precision policy -> what it promises (numerics survey)
     # maximum/minimum -> the zero each gives of -0.0 and +0.0 in either argument order, where the
     # backend promises one (IEEE 754-2019 maximum and minimum: -0 < +0); the standard leaves it open
     zero_order: ClassVar[dict[str, float]] = {}
+    no_array_namespace: ClassVar[str] = ""  # why users' functions (array_namespace(x)) cannot take its arrays
     reference_device: ClassVar[str] = "cpu:0"  # what other devices are compared with
     plugin: ClassVar[Any] = None  # compat.devices.PluginDevices: compat's reference plug-ins for this backend
 
@@ -236,8 +234,8 @@ class Adapter:
             if not is_compat_function(self.resolve(target)):
                 return OpSource(target)
             target = self.resolve(target)
-        if not is_compat_function(target):  # a builtin, such as operator.getitem
-            return OpSource(f"{target.__module__}.{target.__name__}")
+        if not is_compat_function(target):  # a user's own function (xp.check_function), from its module
+            return OpSource(f"{target.__module__}.{target.__name__}", f"import {target.__module__}")
         return self.compat_source(target)
 
     def compat_source(self, function, *others) -> OpSource:

@@ -22,6 +22,7 @@ FUNCTIONS = ("set_at", "add_at", "copy_to", "compiled_add", "grad", "jacobian", 
 class TensorflowAdapter(Adapter):
     name = "tensorflow"
     requires = "tensorflow"
+    no_array_namespace = "array_api_compat has no namespace for tf.experimental.numpy arrays"
     namespace = "tnp"
     imports = {
         "np": "numpy",

@@ -78,6 +78,7 @@ class Op:
     terms: Callable | None = None  # an accumulation: (sum of |terms| per result element, number of terms)
     correctly_rounded: bool = False  # IEEE 754 (or exactness) fixes every bit of a float result
     ulps: tuple[float, float] | None = None  # published accuracy (float32, float64): see PUBLISHED_ULPS
+    accuracy: float | None = None  # ULPs a user declares for their own function (xp.check_function)
     index_arg: int | None = None  # the argument that is an index
     moves_to: int | None = None  # the argument that names the device the result belongs on
     subscript: bool = False  # Python's x[index] on the backend's array, not a function

@@ -18,6 +18,7 @@ operation to something else or declares it unsupported.
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
 
 from compat.core.operation import NARROW_ULPS, PUBLISHED_ULPS, Op
@@ -47,6 +48,7 @@ __all__ = [  # what the rest of compat asks of the table (Op and the accuracy ta
     "TABLE",
     "Op",
     "UnknownOperation",
+    "declare_function",
     "elementwise_functions",
     "extension",
     "float_result",
@@ -91,6 +93,26 @@ def get(name: str) -> Op:
         raise UnknownOperation(
             f"{name!r} is not an operation of compat's table (compat/core/ops.py)"
         ) from None
+
+
+def declare_function(function: Callable, ulps: float, terms: Callable | None = None) -> str:
+    """A user's own function, written against the standard, as an operation (``xp.check_function``):
+    named by its module and name, called on every backend's arrays as it is (``Op.python``), within
+    the ``ulps`` the user declares (plus ``eps * terms`` for an accumulation: ``Op.terms``'s form).
+    The sign of a zero result is not judged: the user declares an accuracy, not bits."""
+    name = f"{function.__module__}.{function.__qualname__}"
+    about = (inspect.getdoc(function) or "").split("\n")[0]
+    OPS[name] = Op(
+        name,
+        str(inspect.signature(function)),
+        "user",
+        about or "a user's function",
+        python=function,
+        accuracy=ulps,
+        terms=terms,
+        zero_sign_free=True,
+    )
+    return name
 
 
 def published_ulps(name: str, dtype: str) -> float | None:

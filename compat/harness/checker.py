@@ -5,6 +5,7 @@ pytest hooks write as records."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -145,6 +146,18 @@ def alike(
     return [(np.array(where), key[2]) for key, where in groups.items()]
 
 
+def function_answer(
+    checker: Checker, function: Callable, *args, ulps: float = 4.0, terms: Callable | None = None, **kwargs
+) -> Outcome:
+    """``xp.check_function``: a user's own function, written against the standard
+    (``xp = array_namespace(x)``), run on the backend's arrays and compared with the same function
+    run on NumPy's, within the ``ulps`` its author declares (and ``eps * terms``, where ``terms``
+    gives an accumulation's sum of |terms| per result and their number: compat.core.operation.Op)."""
+    if checker.backend.no_array_namespace:  # a function written against the standard cannot run there
+        pytest.skip(f"{checker.backend.id}: {checker.backend.no_array_namespace}")
+    return checker._judged(Case(ops.declare_function(function, ulps, terms), args, kwargs))
+
+
 class Checker:
     """What a spec talks to: ``xp.check("add", x, y)``; ``xp.survey`` for survey cells."""
 
@@ -181,10 +194,9 @@ class Checker:
         self.survey = Surveys(self)
 
     def sample(self, table, least: int = 5) -> list:
-        """The rows of an exhaustive table this param checks: all of them, or
-        with a share below 1 (device and mode params, and a param checked beside the spec's
-        own: its compat_examples mark) every k-th row, k = 1/share (but at least ``least``
-        rows), from an offset the seed picks, so that other seeds check the other rows."""
+        """The rows of an exhaustive table this param checks: all, or with a share below 1 (device
+        and mode params, a param checked beside the spec's own: its compat_examples mark) every k-th
+        row, k = 1/share (at least ``least`` rows), from an offset the seed picks."""
         rows = list(table)
         step = max(1, min(round(1 / (self.share * self.table_share)), len(rows) // least))
         return rows[self.session.seed % step :: step]
@@ -210,6 +222,7 @@ class Checker:
     check_itself = timed(own_answer)  # op(*args) against the backend's own answer (see own_answer)
     check_promise = timed(promised_answer)  # op(*args) against what the backend promises
     check_standard = timed(stated_answer)  # a special case against NumPy and the standard's result
+    check_function = timed(function_answer)  # a user's own function, against it on NumPy
 
     @timed
     def check_gradient(self, transform: str, program: Program, *args: np.ndarray) -> Outcome:

@@ -101,7 +101,7 @@ def reproducer(
         lines.append(f"print('the values exported:', {reference.outcome(case).describe()!r})")
     for adapter, on, asked in sides:
         definition, expression = native_call(asked, adapter, on)
-        lines += definition
+        lines += [d for d in definition if d not in lines]  # a module imported once
         name = label(adapter) + (f" {asked.op}" if asked is not case else "") + (f" on {on}" if on else "")
         show = f"show({name!r}, lambda: {expression})"
         scope = adapter.scope_source(on)

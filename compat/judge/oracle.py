@@ -101,7 +101,14 @@ def rounding_bound(op: str, args: tuple, kwargs: dict | None) -> Bound:
                 )
         except (ValueError, TypeError, IndexError):  # arguments NumPy refuses: no values to bound
             return APPROXIMATE
-        return Bound(1, count * np.asarray(magnitude), f"1 ULP + {count}*eps*sum(|terms|) ({count} terms)")
+        per_term = 1.0 if declared.accuracy is None else declared.accuracy  # a user's declared ULPs
+        return Bound(
+            per_term,
+            count * np.asarray(magnitude),
+            f"{per_term:g} ULP + {count}*eps*sum(|terms|) ({count} terms)",
+        )
+    if declared.accuracy is not None:  # a user's own function: the accuracy its author declares
+        return Bound(declared.accuracy, rule=f"{declared.accuracy:g} ULP, as declared")
     if declared.ulps is not None:
         published = tuple(
             (d, ulps) for d in dtypes.REAL_FLOAT if (ulps := ops.published_ulps(op, d)) is not None
