@@ -373,3 +373,13 @@ def test_a_survey_has_a_column_per_backend_row_modes_and_devices_apart():
     ).values()
     row = BACKEND["id"]
     assert table.rows["exp float32"] == {row: "eager", f"{row}~jit": "jit", f"{row} cpu:1": "device"}
+
+
+def test_the_summary_leaves_out_a_family_that_checked_and_showed_nothing():
+    """A config row replays the registry's examples of every family; one it has none of checks
+    nothing there: no summary row (the families it checked keep theirs)."""
+    from compat.results import aggregate
+    from tests.helpers import run_of
+
+    run = run_of(checks_record({}) | {"family": "sets"}, checks_record({"add": 2}))
+    assert [(r.family, r.cases) for r in aggregate.summary(run.checks, run.divergences)] == [("promotion", 2)]

@@ -84,7 +84,13 @@ def summary(checks: Iterable[Checks], divergences: Iterable[Divergence]) -> list
         found = row(record)
         name = ("device_" if record.against_device else "") + record.status
         setattr(found, name, getattr(found, name) + 1)
-    return [rows[key] for key in sorted(rows)]
+    # a row and family that checked nothing and showed nothing (a config row's replays of a family
+    # it has no example of) says nothing
+    return [
+        rows[key]
+        for key in sorted(rows)
+        if any(v for k, v in vars(rows[key]).items() if k not in ("backend", "family"))
+    ]
 
 
 @dataclass
