@@ -11,7 +11,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 import pytest
 
-from compat.adapters import Adapter
+from compat.adapters import Adapter, load_adapter
 from compat.core import ops, special_cases
 from compat.core.case import Case
 from compat.core.outcome import Outcome
@@ -322,12 +322,14 @@ def replayed(checker: Checker, case: Case, question: Case | None) -> None:
 
 
 def backend_info(adapter: Adapter) -> records.Backend:
+    """The backend as records name it; a namespace's with the framework it wraps, in its default config."""
     return records.Backend(
         adapter.name,
         adapter.id,
         adapter.version(),
         dict(adapter.config),
         f"{type(adapter).__module__}:{type(adapter).__qualname__}",
+        backend_info(load_adapter(adapter.wraps)) if adapter.wraps else None,
     )
 
 
