@@ -14,8 +14,8 @@ from compat.adapters.namespace import DEFAULT_ROWS, PREFIX, SHARE_ROWS, Namespac
 from compat.core import ops
 from compat.core.case import Case
 from compat.core.row import Row
-from compat.harness.reproducer import reproducer
 from compat.harness.checker import backend_info
+from compat.harness.reproducer import reproducer
 from compat.harness.selection import outside_config, parse_device, select, share_of
 from compat.results import records, registry
 from compat.specs import FAMILIES

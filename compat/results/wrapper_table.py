@@ -36,17 +36,25 @@ def changes(run: Run) -> list[Change]:
     for record in run.checks:
         if record.device is None and "mode" not in record.backend.config:
             checked[record.backend.id].update((record.family, op) for op, n in record.cases.items() if n)
-    shown: defaultdict[str, defaultdict[tuple, set[str]]] = defaultdict(lambda: defaultdict(set))
-    for record in run.divergences:
-        if record.device is None and not record.against_device and "mode" not in record.backend.config:
-            shown[record.backend.id][(record.family, record.op, record.kind)].add(record.known or "")
+    shown: defaultdict[str, defaultdict[tuple[str, str, str], set[str]]] = defaultdict(
+        lambda: defaultdict(set)
+    )
+    for divergence in run.divergences:
+        if (
+            divergence.device is None
+            and not divergence.against_device
+            and "mode" not in divergence.backend.config
+        ):
+            shown[divergence.backend.id][(divergence.family, divergence.op, divergence.kind)].add(
+                divergence.known or ""
+            )
     found = []
     for wrapper, wrapped in sorted(wrapped_by.items()):
         both = checked[wrapper] & checked[wrapped]
         for change, have, lack in ((REMOVED, wrapped, wrapper), (ADDED, wrapper, wrapped)):
-            for signature, known in sorted(shown[have].items()):
-                if signature[:2] in both and signature not in shown[lack]:
-                    found.append(Change(wrapper, wrapped, *signature, change, tuple(sorted(known))))
+            for (family, op, kind), known in sorted(shown[have].items()):
+                if (family, op) in both and (family, op, kind) not in shown[lack]:
+                    found.append(Change(wrapper, wrapped, family, op, kind, change, tuple(sorted(known))))
     return found
 
 
