@@ -49,7 +49,7 @@ NOT_STANDARD = {
 
 # the default run's rows of the standard's namespaces (where installed): the reference implementation,
 # on every example; array_api_compat's wrappers of NumPy and torch, beside their framework's own row,
-# on a share of them (CONFIG_EXAMPLES: what a wrapper changes is a rule, which a share finds).
+# on a share of them (selection.CONFIG_EXAMPLES: what a wrapper changes is a rule, which a share finds).
 # array_api_compat has no wrapper of JAX: jax.numpy is its own namespace.
 DEFAULT_ROWS = ("array_api_strict",)
 SHARE_ROWS = ("array_api_compat.numpy", "array_api_compat.torch")
