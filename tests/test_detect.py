@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from compat.harness import detect
+from compat.harness import detect as benchmark
 from tests.helpers import REPO, output, subprocess_env
 
 
@@ -104,17 +104,17 @@ def test_a_fault_built_on_a_namespace_is_caught_only_by_what_the_intact_namespac
     """Its control is the framework the namespace wraps; the intact namespace runs beside it, and
     the namespace's own divergences (array_api_compat.numpy's, registered) are not the fault's."""
     pytest.importorskip("array_api_compat")
-    fault = detect.fault_of("broken_wrapper_value_based_casting")
+    fault = benchmark.fault_of("broken_wrapper_value_based_casting")
     assert (fault.base, fault.beside) == ("numpy", "array-api:array_api_compat.numpy")
-    assert detect.besides([fault]) == ["array-api:array_api_compat.numpy"]
+    assert benchmark.besides([fault]) == ["array-api:array_api_compat.numpy"]
     own = ("test_sort", False, "sort", "value", ())  # the namespace's own divergence
     planted = ("test_python_scalar_with_every_dtype", False, "add", "dtype", ())
     for shown, caught in (({own}, 0), ({own, planted}, 1)):
-        rows = {("promotion", name): detect.Row(None, name, "promotion") for name in ("numpy", fault.name)}
+        rows = {("promotion", name): benchmark.Row(None, name, "promotion") for name in ("numpy", fault.name)}
         seen = {
-            "numpy": detect.Seen(),
-            fault.beside: detect.Seen({own: ("test_sort", "value", 1)}),
-            fault.name: detect.Seen({key: (key[0], key[3], 1) for key in shown}),
+            "numpy": benchmark.Seen(),
+            fault.beside: benchmark.Seen({own: ("test_sort", "value", 1)}),
+            fault.name: benchmark.Seen({key: (key[0], key[3], 1) for key in shown}),
         }
-        detect.judge(rows, "promotion", "numpy", [fault], seen)
+        benchmark.judge(rows, "promotion", "numpy", [fault], seen)
         assert rows[("promotion", fault.name)].caught == caught
