@@ -11,7 +11,7 @@ import pytest
 
 from compat.adapters import AdapterError, BackendMissing, load_adapter, resolve
 from compat.adapters.namespace import DEFAULT_ROWS, PREFIX, SHARE_ROWS, NamespaceAdapter
-from compat.core import ops
+from compat.core import dtypes, ops
 from compat.core.case import Case
 from compat.core.row import Row
 from compat.harness.checker import backend_info
@@ -163,3 +163,17 @@ def test_a_reproducer_calls_the_adapter_as_the_harness_did(capsys):
     exec(text, {"__name__": "reproducer"})
     printed = capsys.readouterr().out
     assert printed.count("[3.0, 12.0]") == 2, printed  # NumPy's line, and the adapter's
+
+
+def test_a_wrapper_makes_reads_and_classifies_its_frameworks_arrays_as_the_framework_does():
+    """array_api_compat.torch's arrays are torch's: bfloat16 crosses bit for bit (a NaN payload kept,
+    which DLPack from NumPy cannot carry), torch's RuntimeError reads as its kind, not 'other'."""
+    pytest.importorskip("torch")
+    adapter = load_adapter(WRAPS_TORCH)
+    bits = np.array([0x3FC0, 0x7FC1, 0xFF80, 0x8000], dtype=np.uint16)  # 1.5, NaN with a payload, -inf, -0
+    values = bits.view(dtypes.to_numpy("bfloat16"))
+    back = adapter.to_numpy(adapter.from_numpy(values, None))
+    assert back.dtype == values.dtype and back.view(np.uint16).tolist() == bits.tolist()
+    into_int = adapter.call("__iadd__", (np.array([1, 2], dtype=np.int32), 1.5))
+    assert into_int.error is not None and into_int.error_category == "dtype"  # torch's "can't be cast"
+    assert "torch.asarray" in adapter.array_source("x0", "bfloat16")  # reproducers make torch's arrays
