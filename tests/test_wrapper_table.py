@@ -109,3 +109,6 @@ def test_an_entry_of_the_framework_that_its_wrapper_does_not_show_is_removed_not
     assert (
         "own-mean: fixed in array-api:array_api_compat.torch" in fixed_part and "torch-mean" not in fixed_part
     )
+    data = json_report(run, reg)
+    assert [f["id"] for f in data["removed_by_wrappers"]] == ["torch-mean"]
+    assert [f["id"] for f in data["fixed"]] == ["own-mean"]

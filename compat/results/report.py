@@ -303,12 +303,15 @@ def class_coverage_lines(run: Run) -> list[str]:
 
 
 def json_report(run: Run, registry: Registry) -> dict:
+    fixed = aggregate.fixed(map(aggregate.replayed, run.replays))
+    removed = aggregate.removed_by_wrappers(fixed, run, registry)
     return {
         "run": run.meta or {"run_id": run.run_id},
         "summary": [row.to_json() for row in aggregate.summary(run.checks, run.divergences)],
         "coverage": [c.to_json() for c in standard_coverage.from_checks(run.checks)],
         "stale": [vars(s) for s in aggregate.stale(run, registry)],
-        "fixed": [vars(f) for f in aggregate.fixed(map(aggregate.replayed, run.replays))],
+        "fixed": [vars(f) for f in fixed if f not in removed],
+        "removed_by_wrappers": [vars(f) for f in removed],
         "wrappers": [vars(c) | {"known": list(c.known)} for c in wrapper_table.changes(run)],
         "divergences": [r.to_json() for r in aggregate.distinct(run.divergences)],
         "promotion": {
