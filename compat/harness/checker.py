@@ -11,11 +11,13 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 import pytest
 
+from compat import adapters
 from compat.adapters import Adapter
 from compat.core import ops, special_cases
 from compat.core.case import Case
 from compat.core.outcome import Outcome
 from compat.core.programs import Program
+from compat.core.source import Exported
 from compat.harness.casualties import Casualty
 from compat.harness.inflight import Note
 from compat.harness.isolation import Isolation
@@ -294,9 +296,9 @@ class Checker:
             if not entry.applies_to(self.backend_info):
                 continue
             for example in entry.examples:
-                if example.family == family and example.replays_on(self.backend_info, self.device):
+                case = example.case() if example.family == family else None
+                if case and example.replays_on(self.backend_info, self.device) and producers_installed(case):
                     before = ledger.matched[entry.id]
-                    case = example.case()
                     self.replay(case, example.question())
                     status = "reproduced" if ledger.matched[entry.id] > before else "fixed"
                     ledger.replays.append((entry.id, case, status))
@@ -308,6 +310,16 @@ class Checker:
         spec died in, first (its call in a child process now). See ``replayed``."""
         if case is not None:
             replayed(self, case, question)
+
+
+def producers_installed(case: Case) -> bool:
+    """Whether every backend whose exported array the case imports is installed (an example found
+    where TensorFlow made the array cannot replay where it is not)."""
+    return all(
+        adapters.load_class(adapters.registered()[a.producer]).is_available()
+        for a in case.args
+        if isinstance(a, Exported)
+    )
 
 
 def replayed(checker: Checker, case: Case, question: Case | None) -> None:
