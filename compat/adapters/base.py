@@ -243,7 +243,7 @@ class Adapter:
         backend, with the helpers and constants of its module that it uses (and the
         definitions of ``others``, each function once)."""
         prefix = f"{self.name.replace('-', '_')}_"
-        rename = {}
+        rename = {"xp": self.namespace}  # compat.adapters.inspection's namespace, as the backend's alias
         for defined in (function, *others):
             module = vars(importlib.import_module(defined.__module__))
             rename.update(
