@@ -351,6 +351,8 @@ class TorchAdapter(Adapter):
         import torch
 
         found = ["cpu:0"]
+        if torch.cuda.is_available():  # a CUDA GPU (issue 35)
+            found += [f"cuda:{i}" for i in range(torch.cuda.device_count())]
         backend = torch._C._get_privateuse1_backend_name()
         if backend != "privateuseone" and hasattr(torch, backend):
             found += [f"{backend}:{i}" for i in range(getattr(torch, backend).device_count())]
