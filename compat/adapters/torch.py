@@ -347,6 +347,18 @@ class TorchAdapter(Adapter):
                 return "dtype"
         return super().classify(error)
 
+    def isolate(self, op, args, mode="eager", device=None):
+        """On CUDA, the operations that index with integers the device checks: an index out of
+        bounds is a device-side assert there, after which every CUDA call of the process fails
+        (the CPU raises IndexError): in a child process, ended after such an assert."""
+        return (
+            device is not None and device.startswith("cuda") and ops.get(op).group in ("indexing", "update")
+        )
+
+    def spoils_process(self, outcome):
+        """Whether ``outcome`` left its process without a usable CUDA context (a device-side assert)."""
+        return outcome.raised and "device-side assert" in str(outcome.error)
+
     def devices(self):
         import torch
 
