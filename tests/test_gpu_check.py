@@ -8,7 +8,9 @@ import json
 from compat.cli import main
 from compat.devices import cuda
 from compat.harness import gpucheck
-from tests.helpers import checks_record, divergence_record
+from compat.results import aggregate
+from tests.helpers import checks_record, divergence_record, run_of
+from tests.test_registry import entry, load
 
 TORCH = {"name": "torch", "id": "torch", "version": "2.11.0", "config": {}}
 
@@ -84,3 +86,15 @@ def test_the_summary_counts_cases_divergences_and_cases_per_second_per_row(tmp_p
     text = gpucheck.render(found)
     assert "skipped jax[x64]@gpu:0: JAX has no CUDA plug-in" in text
     assert "torch: torch.backends.cuda.matmul.allow_tf32 = False" in text
+
+
+def test_an_entry_of_a_device_is_stale_only_where_a_run_checked_that_device(tmp_path):
+    """A GPU entry (device = "cuda:*") in a run without a GPU is not reported as not reproduced."""
+    known = load(
+        tmp_path, entry("on-cuda", backend="torch", family='"promotion"', op='"add"', device='"cuda:*"')
+    )
+    cpu = checks_record({"add": 3}, spec="compat/specs/promotion.py::test_x[torch]")
+    on_gpu = {**cpu, "device": "cuda:0", "spec": "compat/specs/promotion.py::test_x[torch@cuda:0]"}
+    assert aggregate.stale(run_of({**cpu, "backend": TORCH}), known) == []
+    (stale,) = aggregate.stale(run_of({**cpu, "backend": TORCH}, {**on_gpu, "backend": TORCH}), known)
+    assert (stale.id, stale.backend) == ("on-cuda", "torch")
