@@ -112,6 +112,8 @@ class JaxAdapter(Adapter):
         # and its reference device), the GPU a device under test beside it (compat.devices.cuda)
         if cuda.jax_platforms():
             os.environ.setdefault("JAX_PLATFORMS", cuda.jax_platforms())
+            # each test worker is a JAX process on the one GPU: none may take 75% of its memory at start
+            os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
 
     def context(self, mode="eager"):
         import jax
