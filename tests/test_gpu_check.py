@@ -4,7 +4,11 @@ on a machine with one, and its summary of records built by hand."""
 from __future__ import annotations
 
 import json
+import types
 
+import numpy as np
+
+from compat.adapters.cupy import CupyAdapter
 from compat.cli import main
 from compat.devices import cuda
 from compat.harness import gpucheck
@@ -98,3 +102,19 @@ def test_an_entry_of_a_device_is_stale_only_where_a_run_checked_that_device(tmp_
     assert aggregate.stale(run_of({**cpu, "backend": TORCH}), known) == []
     (stale,) = aggregate.stale(run_of({**cpu, "backend": TORCH}, {**on_gpu, "backend": TORCH}), known)
     assert (stale.id, stale.backend) == ("on-cuda", "torch")
+
+
+def test_cupy_declares_what_the_installed_cupy_lacks_unsupported():
+    """The standard's functions by name; one the installed CuPy lacks, and NumPy's own ones, are
+    declared unsupported with the reason (a stand-in module: no cupy here)."""
+    fake = types.SimpleNamespace(
+        __version__="14.2.0", add=np.add, linalg=types.SimpleNamespace(), ndarray=type("ndarray", (), {})
+    )
+    adapter = CupyAdapter()
+    adapter.__dict__["xp"] = fake
+    assert adapter.target("add") == "xp.add"
+    assert adapter.unsupported("vecdot") == "cupy 14.2.0 has no vecdot"
+    assert adapter.unsupported("svdvals") == "cupy 14.2.0 has no linalg.svdvals"
+    assert adapter.unsupported("to_device") == "cupy 14.2.0's ndarray has no to_device"
+    assert "NaN-ignoring" in adapter.unsupported("nansum")
+    assert adapter.reference_device == "cuda:0"

@@ -70,6 +70,21 @@ def jax_platforms() -> str | None:
     return "cpu,cuda" if jax_rows()["gpu:0"] is None else None
 
 
+def readable(settings):
+    """``settings`` as a function that never raises (a run's description reads them): a setting a
+    framework version renamed becomes a line that says so."""
+
+    @functools.wraps(settings)
+    def read() -> dict[str, object]:
+        try:
+            return settings()
+        except Exception as error:  # an attribute of another version's API
+            return {"unreadable": f"{type(error).__name__}: {error}"}
+
+    return read
+
+
+@readable
 def torch_settings() -> dict[str, object]:
     """torch's reduced-precision switches of its CUDA kernels, as in force (TF32 matmul off by
     default since 1.12, cuDNN's TF32 convolutions on, float16/bfloat16 reductions in reduced precision
@@ -91,6 +106,7 @@ def torch_settings() -> dict[str, object]:
     }
 
 
+@readable
 def jax_settings() -> dict[str, object]:
     """JAX's matmul precision, as in force (None: the default, which on a GPU runs float32 matmuls and
     convolutions in TF32 where the GPU has it; 'highest' asks for float32)."""
@@ -98,4 +114,4 @@ def jax_settings() -> dict[str, object]:
         return {}
     import jax
 
-    return {"jax_default_matmul_precision": jax.config.jax_default_matmul_precision}
+    return {"jax_default_matmul_precision": getattr(jax.config, "jax_default_matmul_precision", None)}

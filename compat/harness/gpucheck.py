@@ -14,6 +14,7 @@ the settings that let a GPU differ by contract) goes to ``DIR/gpu-check.txt`` an
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import json
 import os
@@ -134,6 +135,9 @@ def run_until(commands: dict[str, list[str]], out: Path, deadline: float) -> dic
             except subprocess.TimeoutExpired:
                 os.killpg(process.pid, signal.SIGKILL)
                 status[name] = process.wait()
+    for process in processes.values():  # what a run left behind (the self-test's own pytest runs)
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(process.pid, signal.SIGKILL)
     return status
 
 
