@@ -14,7 +14,8 @@ import pytest
 
 from compat.devices import cuda
 from compat.harness import gpucheck
-from compat.results import records
+from compat.results import records, report
+from compat.results.registry import Registry
 from tests.helpers import REPO, subprocess_env
 
 pytestmark = pytest.mark.xdist_group("accelerator-rows")
@@ -66,6 +67,7 @@ def test_an_absent_accelerator_is_skipped_with_its_reason(out):
     line = "compat: skipping two_device_kinds@tpu:0: no TPU on this machine"
     assert line in log.split("compat divergence summary")[1], log  # the summary (and the header, without -q)
     assert found.meta["missing"] == {"two_device_kinds@tpu:0": "no TPU on this machine"}
+    assert "skipped two_device_kinds@tpu:0: no TPU on this machine" in report.text_report(found, Registry())
 
 
 def test_the_check_summarizes_each_row(out):
