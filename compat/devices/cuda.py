@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import ctypes
 import functools
+import importlib.metadata
 import importlib.util
 import pkgutil
+import re
 
 
 @functools.cache
@@ -45,13 +47,16 @@ def torch_rows() -> dict[str, str | None]:
 
 
 def jax_cuda_plugin() -> str | None:
-    """The JAX CUDA plug-in installed (``jax_plugins.xla_cuda13``), without importing JAX."""
-    if importlib.util.find_spec("jax_plugins") is None:
-        return None
-    import jax_plugins  # a namespace package: the plug-ins' modules, not JAX
+    """The JAX CUDA plug-in installed (module ``jax_plugins.xla_cuda13``, or a distribution
+    ``jax-cuda13-pjrt``), without importing JAX."""
+    if importlib.util.find_spec("jax_plugins") is not None:
+        import jax_plugins  # a namespace package: the plug-ins' modules, not JAX
 
-    found = [m.name for m in pkgutil.iter_modules(jax_plugins.__path__) if m.name.startswith("xla_cuda")]
-    return sorted(found)[-1] if found else None
+        found = [m.name for m in pkgutil.iter_modules(jax_plugins.__path__) if m.name.startswith("xla_cuda")]
+        if found:
+            return sorted(found)[-1]
+    names = (d.metadata["Name"] or "" for d in importlib.metadata.distributions())
+    return next((n for n in names if re.fullmatch(r"jax[-_]cuda\d+[-_]pjrt", n.lower())), None)
 
 
 def jax_rows() -> dict[str, str | None]:
