@@ -269,3 +269,21 @@ class TwoDeviceKinds(NumpyAdapter):
         values = outcome.values
         flushed = np.where(np.abs(values) < np.finfo(values.dtype).tiny, np.zeros_like(values), values)
         return with_values(outcome, flushed)
+
+
+class SpoilsItsProcess(NumpyAdapter):
+    """Every call fails as a CUDA device-side assert does, naming its process: after one, the
+    process cannot compute (tests/test_isolation.py: its child is replaced)."""
+
+    name = "spoils_its_process"
+
+    def function(self, op):
+        import os
+
+        def fails(*args, **kwargs):
+            raise RuntimeError(f"CUDA error: device-side assert triggered (pid {os.getpid()})")
+
+        return fails
+
+    def spoils_process(self, outcome):
+        return outcome.raised and "device-side assert" in str(outcome.error)
