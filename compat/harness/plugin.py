@@ -394,18 +394,18 @@ def prepare_devices(compat: CompatSession, config) -> None:
         with ThreadPoolExecutor(max_workers=max(len(with_devices), 1)) as pool:
             failures = list(pool.map(prepare, with_devices))
     for adapter, failure in zip(with_devices, failures):
-        wanted = compat.devices[adapter.id]
         if failure is not None:
             plugins = adapter.plugin_devices()
+            wanted = compat.devices[adapter.id]
             compat.unavailable.update({(adapter.id, d): str(failure) for d in wanted if d in plugins})
-            continue
-        if explicit and not hasattr(config, "workerinput"):
-            seen = adapter.devices()
-            unknown = [d for d in wanted if d not in seen]
-            if unknown:
-                raise pytest.UsageError(
-                    f"{adapter.id} has no device {unknown[0]} (it sees: {', '.join(seen)})"
-                )
+    if not explicit or hasattr(config, "workerinput"):
+        return
+    for adapter in compat.adapters:  # a device named on the command line must exist (a CUDA row too)
+        wanted = [d for d in compat.devices.get(adapter.id, ()) if (adapter.id, d) not in compat.unavailable]
+        seen = adapter.devices() if wanted else []
+        unknown = [d for d in wanted if d not in seen]
+        if unknown:
+            raise pytest.UsageError(f"{adapter.id} has no device {unknown[0]} (it sees: {', '.join(seen)})")
 
 
 def pytest_sessionfinish(session):
