@@ -23,7 +23,7 @@ import re
 import numpy as np
 
 from compat.adapters.base import Adapter, BackendMissing, unsupported
-from compat.adapters.namespace import INSPECTION, NamespaceAdapter, standard_target
+from compat.adapters.namespace import INSPECTION, QUESTIONS, NamespaceAdapter, standard_target
 from compat.core import ops
 from compat.devices import cuda
 
@@ -105,6 +105,8 @@ class CupyAdapter(NamespaceAdapter):
     def target(self, op):
         """The standard's function, or unsupported where the installed CuPy lacks it."""
         target = super().target(op)
+        if op in QUESTIONS and not hasattr(self.xp, "__array_namespace_info__"):  # CupyInfo is compat's
+            return unsupported(f"cupy {self.version()} has no __array_namespace_info__ to ask")
         if op == "to_device" and not hasattr(self.xp.ndarray, "to_device"):
             return unsupported(f"cupy {self.version()}'s ndarray has no to_device")
         if isinstance(target, str) and op not in INSPECTION and DOTTED.fullmatch(target):
