@@ -15,6 +15,7 @@ from compat.adapters.jax import JaxAdapter  # these import their framework only 
 from compat.adapters.numpy import NumpyAdapter
 from compat.adapters.torch import TorchAdapter
 from compat.core.outcome import Outcome
+from compat.devices import PluginDevices
 
 
 class NotBroken(NumpyAdapter):
@@ -220,3 +221,69 @@ class DepartsFromBoth(FloorDivideOfInfinity):
 
     def instead(self, x1, x2):
         return np.zeros_like(x1)
+
+
+# -- a second kind of device beside a plug-in's (tests/test_accelerator_rows.py)
+
+
+class Placed(np.ndarray):
+    """A NumPy array that says which device it lives on (TwoDeviceKinds' devices; NumPy 2's own
+    ``device`` is always "cpu")."""
+
+    def __array_finalize__(self, obj):
+        self.placed_on = getattr(obj, "placed_on", "cpu:0")
+
+
+class PluginAndAccelerators(PluginDevices):
+    """A plug-in device, ``apu:0``, and the machine's accelerators beside it, as torch's plug-in
+    offers ``cuda:0``: ``gpu:0``, usable, and ``tpu:0``, absent."""
+
+    names = ("apu:0",)
+
+    def accelerators(self):
+        return {"gpu:0": None, "tpu:0": "no TPU on this machine"}
+
+
+class TwoDeviceKinds(NumpyAdapter):
+    """NumPy with devices of two kinds, whose ``gpu:0`` flushes float results below the
+    smallest normal to zero in add (flush-to-zero, as some GPU kernels do)."""
+
+    name = "two_device_kinds"
+    plugin = PluginAndAccelerators()
+
+    def from_numpy(self, array, device):
+        placed = np.array(array).view(Placed)
+        placed.placed_on = device or self.reference_device
+        return placed
+
+    def device_of(self, value):
+        return getattr(value, "placed_on", self.reference_device)
+
+    def devices(self):
+        return ["cpu:0", "apu:0", "gpu:0"]
+
+    def call(self, op, args, kwargs=None, device=None):
+        outcome = super().call(op, args, kwargs, device)
+        if device != "gpu:0" or op != "add" or outcome.values is None or outcome.values.dtype.kind != "f":
+            return outcome
+        values = outcome.values
+        flushed = np.where(np.abs(values) < np.finfo(values.dtype).tiny, np.zeros_like(values), values)
+        return with_values(outcome, flushed)
+
+
+class SpoilsItsProcess(NumpyAdapter):
+    """Every call fails as a CUDA device-side assert does, naming its process: after one, the
+    process cannot compute (tests/test_isolation.py: its child is replaced)."""
+
+    name = "spoils_its_process"
+
+    def function(self, op):
+        import os
+
+        def fails(*args, **kwargs):
+            raise RuntimeError(f"CUDA error: device-side assert triggered (pid {os.getpid()})")
+
+        return fails
+
+    def spoils_process(self, outcome):
+        return outcome.raised and "device-side assert" in str(outcome.error)

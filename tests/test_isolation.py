@@ -55,3 +55,14 @@ def test_a_runaway_allocation_is_a_crash_that_says_so():
     assert ran_away.error_category == "crash" and "resident memory above 1 GiB" in str(ran_away.error), (
         ran_away.describe()
     )
+
+
+def test_a_call_that_spoils_its_process_gets_the_next_call_a_new_child():
+    """A CUDA device-side assert leaves every later CUDA call of its process failing
+    (``Adapter.spoils_process``): the next isolated call runs in a new child."""
+    adapter = load_adapter("tests.broken_adapters:SpoilsItsProcess")
+    isolation = Isolation()
+    first = isolation.run(adapter, Case("add", (INTS, 1)), None)
+    second = isolation.run(adapter, Case("add", (INTS, 2)), None)
+    assert "device-side assert" in str(first.error), first.describe()
+    assert str(first.error).split("pid ")[1] != str(second.error).split("pid ")[1]

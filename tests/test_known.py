@@ -220,3 +220,21 @@ def test_a_stub_is_an_entry_that_matches_its_record_and_only_its_mode(tmp_path, 
     if config:  # an eager entry holds in every mode; a mode's entry in that mode only
         other = records.Backend(typed.backend.name, typed.backend.id, typed.backend.version, {"mode": "jit"})
         assert stubbed.match(other, fields) is None
+
+
+def test_an_example_whose_producer_is_not_installed_is_not_replayed(monkeypatch):
+    """An interchange example imports an array that another backend made (TensorFlow's, found in a
+    run that had it): where that backend is not installed the example cannot be built, so it is
+    not replayed (before, making its reproducer raised BackendMissing and failed the known spec)."""
+    from compat.adapters.tensorflow import TensorflowAdapter
+    from compat.harness.checker import producers_installed
+
+    entries = registry.load(registry.DEFAULT).entries
+    (example,) = next(e for e in entries if e.id == "tensorflow-dlpack-export-refuses-dl-device").examples
+    monkeypatch.setattr(TensorflowAdapter, "requires", "tensorflow")
+    assert producers_installed(example.case()) == TensorflowAdapter.is_available()
+    monkeypatch.setattr(TensorflowAdapter, "requires", "no_such_module_for_this_test")
+    assert not producers_installed(example.case())
+    assert producers_installed(
+        case_from_source("add(x0, x1)", {"x0": "np.int8(1)", "x1": "np.int8(2)"}, True)
+    )

@@ -30,6 +30,7 @@ BUILTIN = {
     "torch": "compat.adapters.torch:TorchAdapter",
     "jax": "compat.adapters.jax:JaxAdapter",
     "tensorflow": "compat.adapters.tensorflow:TensorflowAdapter",
+    "cupy": "compat.adapters.cupy:CupyAdapter",  # needs a CUDA device (issue 35)
 }
 
 

@@ -244,7 +244,7 @@ class Adapter:
         backend, with the helpers and constants of its module that it uses (and the
         definitions of ``others``, each function once)."""
         prefix = f"{self.name.replace('-', '_')}_"
-        rename = {}
+        rename = {"xp": self.namespace}  # compat.adapters.inspection's namespace, as the backend's alias
         for defined in (function, *others):
             module = vars(importlib.import_module(defined.__module__))
             rename.update(
@@ -304,9 +304,9 @@ class Adapter:
         (jax.jit, tf.function, torch.compile) or recorded lazily; it is called once."""
         raise UnsupportedOperation(f"{self.id} has no execution mode {mode!r}")
 
-    def isolate(self, op: str, args: tuple, mode: str = "eager") -> bool:
-        """True for calls known to kill the interpreter, now and then or always (framework
-        bugs): the harness runs those in a child process, where a death is a crash outcome."""
+    def isolate(self, op: str, args: tuple, mode: str = "eager", device: str | None = None) -> bool:
+        """True for calls known to kill the interpreter (or its device), now and then or always
+        (framework bugs): the harness runs those in a child process, where a death is a crash outcome."""
         return False
 
     def context(self, mode: str = "eager"):

@@ -23,6 +23,7 @@ import numpy as np
 from compat.adapters import patches
 from compat.adapters.base import INSPECTION, Adapter
 from compat.core import cache, ops
+from compat.devices import cuda
 from compat.devices.plugins import JaxCpuDevices
 
 FUNCTIONS = (
@@ -59,7 +60,7 @@ class JaxAdapter(Adapter):
         "from_dlpack_of": "jnp.from_dlpack",
         "from_dlpack_written": "ops.from_dlpack_written",
         "from_dlpack_onto": "ops.from_dlpack_onto",
-        **{op: f"ops.{op}" for op in INSPECTION},
+        **{op: f"ops.questions.{op}" for op in INSPECTION},  # compat.adapters.inspection
         "to_device": "ops.to_device",
         # -- the linalg extension (issue 33) --
         **{op: f"jnp.linalg.{op}" for op in ops.extension("linalg")},
@@ -107,6 +108,12 @@ class JaxAdapter(Adapter):
         # errors are outcomes here, and filtering walks every frame of each one raised (about a
         # tenth of the dtype tables' time); records keep the message, never the traceback
         os.environ.setdefault("JAX_TRACEBACK_FILTERING", "off")
+        # on a machine with a CUDA GPU: the CPU first, JAX's default device (the backend's own row
+        # and its reference device), the GPU a device under test beside it (compat.devices.cuda)
+        if cuda.jax_platforms():
+            os.environ.setdefault("JAX_PLATFORMS", cuda.jax_platforms())
+            # each test worker is a JAX process on the one GPU: none may take 75% of its memory at start
+            os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
 
     def context(self, mode="eager"):
         import jax
@@ -163,7 +170,8 @@ class JaxAdapter(Adapter):
     def devices(self):
         import jax
 
-        return [f"{d.platform}:{d.id}" for d in jax.devices()]
+        found = jax.devices("cpu") + (jax.devices("gpu") if cuda.jax_platforms() else [])
+        return [f"{d.platform}:{d.id}" for d in found]
 
     def _device(self, name):
         import jax

@@ -5,6 +5,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from compat.adapters import inspection
+
 
 def astype(x, dtype):  # jnp.astype takes dtype positionally only
     return jnp.astype(x, dtype)
@@ -79,77 +81,8 @@ def from_dlpack(x):
 
 
 # -- interchange (issue 33) --
-def default_dtype(kind):
-    """The default dtype of ``kind`` ('real floating', 'integral', 'complex floating', 'indexing')
-    that the inspection namespace states, for the default device."""
-    return jnp.__array_namespace_info__().default_dtypes()[kind]
-
-
-# the standard's data types, as info_dtypes and made_dtypes answer for each (a string: reproducers paste it)
-STANDARD_DTYPES = (
-    "bool int8 int16 int32 int64 uint8 uint16 uint32 uint64 float32 float64 complex64 complex128"
-)
-
-
-def info_dtypes(kind):
-    """Whether __array_namespace_info__().dtypes(kind=kind) lists each of the standard's dtypes."""
-    listed = jnp.__array_namespace_info__().dtypes(kind=kind)
-    return {name: name in listed for name in STANDARD_DTYPES.split()}
-
-
-def made_dtypes(names):
-    """Whether zeros and asarray with dtype=d give d, for each of the standard's dtypes d in names."""
-
-    def makes(name):
-        try:
-            made = (jnp.zeros((1,), dtype=name).dtype, jnp.asarray([0], dtype=name).dtype)
-        except (TypeError, ValueError):  # a dtype the backend refuses
-            return False
-        return all(dtype == jnp.dtype(name) and str(dtype) == name for dtype in made)
-
-    return {name: name in names and makes(name) for name in STANDARD_DTYPES.split()}
-
-
-def info_lists_device(x):
-    """Whether the inspection namespace lists the device x is on, and x's dtype for that device."""
-    info = jnp.__array_namespace_info__()
-    return {
-        "devices() lists x.device": x.device in info.devices(),
-        "dtypes(device=x.device) lists x.dtype": x.dtype in info.dtypes(device=x.device).values(),
-    }
-
-
-def info_capabilities():
-    return dict(jnp.__array_namespace_info__().capabilities())
-
-
-def shown_capabilities():
-    """What the backend does where capabilities() answers: x[mask], nonzero and unique_values
-    (their result's shape depends on the values), the most dimensions an array takes."""
-
-    def works(call, *args):
-        try:
-            call(*args)
-        except Exception:  # any refusal: the capability is missing
-            return False
-        return True
-
-    x, mask = jnp.asarray([1, 2, 3]), jnp.asarray([True, False, True])
-    # the most dimensions of an array of ones, by bisection, up to one more than capabilities() states
-    # (None, no limit: 128 tried; found there, None)
-    stated = jnp.__array_namespace_info__().capabilities()["max dimensions"]
-    fewest_refused, most = (stated or 127) + 2, 0  # stated + 1 tried (127 + 1 where none is stated)
-    while fewest_refused - most > 1:
-        middle = (most + fewest_refused) // 2
-        if works(lambda n: jnp.ones((1,) * n) + 1, middle):
-            most = middle
-        else:
-            fewest_refused = middle
-    return {
-        "boolean indexing": works(lambda: x[mask]),
-        "data-dependent shapes": works(lambda: (jnp.nonzero(x), jnp.unique_values(x))),
-        "max dimensions": None if stated is None and most == 128 else most,
-    }
+# the standard's inspection questions, written once against the namespace xp (compat.adapters.inspection)
+questions = inspection.bound(jnp)
 
 
 def from_dlpack_onto(x, device):

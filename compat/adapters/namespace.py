@@ -22,6 +22,7 @@ from inspect import Parameter
 
 import numpy as np
 
+from compat.adapters import inspection
 from compat.adapters.base import Adapter, AdapterError, BackendMissing, Unsupported, unsupported
 from compat.core import dtypes, ops, standard
 
@@ -33,12 +34,13 @@ STANDARD = {
     *(f"{ext}.{name}" for ext, names in standard.EXTENSIONS.items() for name in names),
 }
 # operations of compat's table that are the standard's under compat's name (the adapter's methods of
-# the same name call them): the inspection API, the array's to_device, from_dlpack of another library's array
+# the same name call them): the array's to_device, from_dlpack of another library's array; the questions
+# to the inspection namespace are compat.adapters.inspection's, with xp this namespace
 INSPECTION = {
-    "default_dtype": "xp.__array_namespace_info__().default_dtypes()[kind]",
     "to_device": "x.to_device(device)",
     "from_dlpack_of": "xp.from_dlpack(x, copy=copy)",
 }
+QUESTIONS = {f.__name__ for f in inspection.QUESTIONS}
 NOT_STANDARD = {
     "nan reduction": "a NaN-ignoring reduction is NumPy's; the standard has none",
     "update": "an update out of place (x.at[i].set, np.add.at) is not the standard's: it has __setitem__",
@@ -63,6 +65,8 @@ def standard_target(op: ops.Op) -> str | Unsupported:
         return f"xp.{op.name}"  # (unused: Adapter.target takes the table's Python first)
     if op.name in INSPECTION:
         return INSPECTION[op.name]
+    if op.name in QUESTIONS:
+        return "xp.__array_namespace_info__"  # asked by compat.adapters.inspection (NamespaceAdapter.target)
     if op.standard_name in STANDARD:
         return f"xp.{op.standard_name}"
     reason = NOT_STANDARD.get(op.group, f"{op.name} is NumPy's, not a function of the standard")
@@ -117,14 +121,18 @@ class NamespaceAdapter(Adapter):
             )
         super().check_operations()
 
+    @functools.cached_property
+    def questions(self):
+        return inspection.bound(self.xp)
+
     # -- calling -------------------------------------------------------------------
+    def target(self, op):
+        return getattr(self.questions, op) if op in QUESTIONS else super().target(op)
+
     def function(self, op):
         if op in INSPECTION:
             return getattr(self, op)
         return super().function(op)
-
-    def default_dtype(self, kind):
-        return self.info.default_dtypes()[kind]
 
     def to_device(self, x, device):
         return x.to_device(self.device_object(device))

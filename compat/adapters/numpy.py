@@ -57,7 +57,7 @@ class NumpyAdapter(Adapter):
         "from_dlpack_of": "np.from_dlpack",
         "from_dlpack_written": "ops.from_dlpack_written",
         "from_dlpack_onto": "ops.from_dlpack_onto",
-        **{op: f"ops.{op}" for op in INSPECTION},
+        **{op: f"ops.questions.{op}" for op in INSPECTION},  # compat.adapters.inspection
         "to_device": "ops.to_device",
         # -- the linalg extension (issue 33) --
         **{op: f"np.linalg.{op}" for op in ops.extension("linalg")},

@@ -347,10 +347,24 @@ class TorchAdapter(Adapter):
                 return "dtype"
         return super().classify(error)
 
+    def isolate(self, op, args, mode="eager", device=None):
+        """On CUDA, the operations that index with integers the device checks: an index out of
+        bounds is a device-side assert there, after which every CUDA call of the process fails
+        (the CPU raises IndexError): in a child process, ended after such an assert."""
+        return (
+            device is not None and device.startswith("cuda") and ops.get(op).group in ("indexing", "update")
+        )
+
+    def spoils_process(self, outcome):
+        """Whether ``outcome`` left its process without a usable CUDA context (a device-side assert)."""
+        return outcome.raised and "device-side assert" in str(outcome.error)
+
     def devices(self):
         import torch
 
         found = ["cpu:0"]
+        if torch.cuda.is_available():  # a CUDA GPU (issue 35)
+            found += [f"cuda:{i}" for i in range(torch.cuda.device_count())]
         backend = torch._C._get_privateuse1_backend_name()
         if backend != "privateuseone" and hasattr(torch, backend):
             found += [f"{backend}:{i}" for i in range(getattr(torch, backend).device_count())]

@@ -27,6 +27,7 @@ COMMANDS = (
     "detect",
     "ops",
     "known",
+    "gpu-check",
 )
 
 # what a command may raise for a one-line message and exit status 2, not a traceback
@@ -44,7 +45,7 @@ def main(argv: list[str] | None = None) -> int:
         prog="python -m compat", description="Cross-backend compatibility harness for array frameworks."
     )
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    modules = {name: importlib.import_module(f"compat.cli.{name}") for name in COMMANDS}
+    modules = {name: importlib.import_module(f"compat.cli.{name.replace('-', '_')}") for name in COMMANDS}
     for name, module in modules.items():
         module.add_arguments(subparsers.add_parser(name, help=module.HELP, description=module.DESCRIPTION))
     args, extra = parser.parse_known_args(argv)

@@ -41,6 +41,16 @@ class PluginDevices:
     def reset_kernel_counters(self) -> None:
         pass
 
+    def accelerators(self) -> dict[str, str | None]:
+        """The machine's own accelerators the framework computes on (its CUDA GPU, issue 35),
+        checked by default beside the plug-ins: device -> None where usable, else why not."""
+        return {}
+
+    def settings(self) -> dict[str, object]:
+        """The framework's settings that decide how its accelerators may differ from its CPU by
+        contract (TF32 matmuls), as in force in this process: a run's description names them."""
+        return {}
+
     def reproducer_lines(self, device: str) -> list[str]:
         """Lines that make ``device`` exist in a reproducer (load the plug-in, ...)."""
         return []

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import importlib
 
-from compat.devices import PluginDevices
+from compat.devices import PluginDevices, cuda
 
 
 class CompiledPlugin(PluginDevices):
@@ -75,6 +75,12 @@ class TorchApu(CompiledPlugin):
     def kernel_counters(self):
         return self.plugin.counters()
 
+    def accelerators(self):
+        return cuda.torch_rows()
+
+    def settings(self):
+        return cuda.torch_settings()
+
 
 class JaxCpuDevices(PluginDevices):
     """A second virtual CPU device of JAX (its count must be set before JAX's backend starts)."""
@@ -91,5 +97,14 @@ class JaxCpuDevices(PluginDevices):
 
             jax.config.update("jax_num_cpu_devices", self.COUNT)
 
+    def accelerators(self):
+        return cuda.jax_rows()
+
+    def settings(self):
+        return cuda.jax_settings()
+
     def reproducer_lines(self, device):
-        return [f'jax.config.update("jax_num_cpu_devices", {self.COUNT})']
+        lines = [f'jax.config.update("jax_num_cpu_devices", {self.COUNT})']
+        if device.startswith("gpu"):  # the CPU stays JAX's default device, as in the run
+            lines.append(f'jax.config.update("jax_platforms", {cuda.jax_platforms() or "cpu,cuda"!r})')
+        return lines

@@ -11,11 +11,13 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 import pytest
 
-from compat.adapters import Adapter, load_adapter
+from compat import adapters
+from compat.adapters import Adapter
 from compat.core import ops, special_cases
 from compat.core.case import Case
 from compat.core.outcome import Outcome
 from compat.core.programs import Program
+from compat.core.source import Exported
 from compat.harness.casualties import Casualty
 from compat.harness.inflight import Note
 from compat.harness.isolation import Isolation
@@ -313,10 +315,23 @@ class Checker:
 def replays_here(example: Example, checker: Checker) -> bool:
     """An example replays on the backends and device it names, where the backend has its
     operation (torch's examples of from_dlpack_onto do not replay on array_api_compat.torch,
-    which has none: nothing there could reproduce them, nor show them fixed)."""
+    which has none: nothing there could reproduce them, nor show them fixed) and every backend
+    whose exported array it imports is installed."""
+    case = example.case()
     return (
         example.replays_on(checker.backend_info, checker.device)
-        and checker.backend.unsupported(example.case().op) is None
+        and checker.backend.unsupported(case.op) is None
+        and producers_installed(case)
+    )
+
+
+def producers_installed(case: Case) -> bool:
+    """Whether every backend whose exported array the case imports is installed (an example found
+    where TensorFlow made the array cannot replay where it is not)."""
+    return all(
+        adapters.load_class(adapters.registered()[a.producer]).is_available()
+        for a in case.args
+        if isinstance(a, Exported)
     )
 
 
@@ -339,7 +354,7 @@ def backend_info(adapter: Adapter) -> records.Backend:
         adapter.version(),
         dict(adapter.config),
         f"{type(adapter).__module__}:{type(adapter).__qualname__}",
-        backend_info(load_adapter(adapter.wraps)) if adapter.wraps else None,
+        backend_info(adapters.load_adapter(adapter.wraps)) if adapter.wraps else None,
     )
 
 

@@ -84,6 +84,12 @@ class Isolation:
         key = (adapter.selector, request)
         if key not in self.outcomes:
             self.outcomes[key] = self.call(adapter.selector, request, limit or self.call_limit)
+            spoils = getattr(adapter, "spoils_process", None)  # e.g. a CUDA device-side assert (TorchAdapter)
+            if spoils is not None and spoils(self.outcomes[key]) and adapter.selector in self.children:
+                child, errors = self.children.pop(adapter.selector)  # the next call starts a new child
+                child.kill()
+                child.wait()
+                errors.close()
         return self.outcomes[key]
 
     def call(self, selector: str, request: bytes, limit: float) -> Outcome:

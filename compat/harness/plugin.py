@@ -27,6 +27,7 @@ from hypothesis import HealthCheck, Phase, settings
 from compat import adapters
 from compat.adapters import AdapterError, patches
 from compat.adapters.namespace import DEFAULT_ROWS, PREFIX, SHARE_ROWS
+from compat.core.row import Row
 from compat.harness import casualties, inflight, supervision
 from compat.harness.checker import Session, backend_info
 from compat.harness.isolation import Isolation
@@ -270,7 +271,16 @@ class CompatSession:
             "started": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
             "mode": self.policy,
             "backends": [backend_info(a).to_json() for a in self.adapters],
-            "missing": self.missing,
+            "missing": {
+                **self.missing,
+                **{str(Row.of(b, device=d)): why for (b, d), why in self.unavailable.items()},
+            },
+            # what lets a device under test differ from its reference by contract (TF32 matmuls)
+            "device_settings": {
+                a.id: a.plugin.settings()
+                for a in self.adapters
+                if self.devices.get(a.id) and a.plugin is not None
+            },
             "reference": backend_info(self.reference).to_json(),
             "registry": str(self.registry.path) if self.registry.path else None,
             "python": platform.python_version(),
@@ -366,7 +376,11 @@ def prepare_devices(compat: CompatSession, config) -> None:
     runs_specs = hasattr(config, "workerinput") or not config.getoption("numprocesses", None)
     explicit = bool(config.getoption("device")) and config.getoption("device") != ["none"]
     load = runs_specs or explicit
-    with_devices = [adapter for adapter in compat.adapters if compat.devices.get(adapter.id)]
+    with_devices = [  # those that check a plug-in device (a CUDA row needs no build)
+        adapter
+        for adapter in compat.adapters
+        if set(compat.devices.get(adapter.id, ())) & set(adapter.plugin_devices())
+    ]
 
     def prepare(adapter) -> DeviceBuildError | None:
         try:
@@ -381,17 +395,18 @@ def prepare_devices(compat: CompatSession, config) -> None:
         with ThreadPoolExecutor(max_workers=max(len(with_devices), 1)) as pool:
             failures = list(pool.map(prepare, with_devices))
     for adapter, failure in zip(with_devices, failures):
-        wanted = compat.devices[adapter.id]
         if failure is not None:
-            compat.unavailable.update({(adapter.id, d): str(failure) for d in wanted})
-            continue
-        if explicit and not hasattr(config, "workerinput"):
-            seen = adapter.devices()
-            unknown = [d for d in wanted if d not in seen]
-            if unknown:
-                raise pytest.UsageError(
-                    f"{adapter.id} has no device {unknown[0]} (it sees: {', '.join(seen)})"
-                )
+            plugins = adapter.plugin_devices()
+            wanted = compat.devices[adapter.id]
+            compat.unavailable.update({(adapter.id, d): str(failure) for d in wanted if d in plugins})
+    if not explicit or hasattr(config, "workerinput"):
+        return
+    for adapter in compat.adapters:  # a device named on the command line must exist (a CUDA row too)
+        wanted = [d for d in compat.devices.get(adapter.id, ()) if (adapter.id, d) not in compat.unavailable]
+        seen = adapter.devices() if wanted else []
+        unknown = [d for d in wanted if d not in seen]
+        if unknown:
+            raise pytest.UsageError(f"{adapter.id} has no device {unknown[0]} (it sees: {', '.join(seen)})")
 
 
 def pytest_sessionfinish(session):
@@ -537,8 +552,15 @@ def pytest_report_header(config):
         f"compat: {compat.policy} mode; backends: {', '.join(a.id for a in compat.adapters) or 'none'}; "
         f"registry: {compat.registry.path or 'none'}; records: {compat.run_directory}"
     ]
-    lines += [f"compat: skipping {spec}: {reason}" for spec, reason in compat.missing.items()]
-    return lines + [f"compat: examples: {examples_line(config)}"]
+    return lines + skipped_lines(compat) + [f"compat: examples: {examples_line(config)}"]
+
+
+def skipped_lines(compat: CompatSession) -> list[str]:
+    """A line per backend that is not installed and per device that cannot run, with the reason."""
+    lines = [f"compat: skipping {spec}: {reason}" for spec, reason in compat.missing.items()]
+    return lines + [
+        f"compat: skipping {Row.of(b, device=d)}: {why}" for (b, d), why in compat.unavailable.items()
+    ]
 
 
 def examples_line(config) -> str:
@@ -569,5 +591,7 @@ def pytest_terminal_summary(terminalreporter, config):
         text = f"compat: {error}"
     terminalreporter.write_sep("=", "compat divergence summary")
     terminalreporter.write_line(text)
+    for line in skipped_lines(compat):
+        terminalreporter.write_line(line)
     if casualties.summary(compat.run_directory):
         terminalreporter.write_line(casualties.summary(compat.run_directory))

@@ -34,7 +34,8 @@ class Runner:
         start = time.perf_counter()
         try:
             isolated = self.casualty is not None and adapter is not self.session.reference
-            if isolated or adapter.isolate(case.op, case.args, mode):
+            on = {"device": device} if device else {}  # (an adapter's isolate may take no device)
+            if isolated or adapter.isolate(case.op, case.args, mode, **on):
                 return self.isolated(adapter, case, device, mode)
             args = case.args if case.program is None else (case.program.bind(adapter, device), *case.args)
             note = self.session.note

@@ -95,8 +95,9 @@ def select_devices(
     """adapter id -> devices under test, and (adapter id, device) -> why it cannot run.
 
     By default each backend's reference plug-in devices (compat's APU, apu, a second
-    JAX CPU device), on the first config of each backend only: devices are about
-    kernels, not configs."""
+    JAX CPU device) and the machine's accelerators it can use (torch's cuda:0, JAX's gpu:0;
+    those it cannot, with the reason, in the second dict and no row), on the first config of
+    each backend only: devices are about kernels, not configs."""
     devices: dict[str, list[str]] = {}
     if requested == ["none"]:
         return devices, {}
@@ -110,11 +111,15 @@ def select_devices(
             backend, device = parse_device(item, chosen)
             adapter = next(a for a in chosen if backend in (a.name, a.id))
             devices.setdefault(adapter.id, []).append(device)
-    else:
-        for adapter in firsts.values():
-            if adapter.plugin_devices():
-                devices[adapter.id] = adapter.plugin_devices()
-    return devices, {}
+        return devices, {}
+    unavailable: dict[tuple[str, str], str] = {}
+    for adapter in firsts.values():
+        found = adapter.plugin.accelerators() if adapter.plugin is not None else {}
+        usable = adapter.plugin_devices() + [device for device, why in found.items() if why is None]
+        unavailable.update({(adapter.id, device): why for device, why in found.items() if why})
+        if usable:
+            devices[adapter.id] = usable
+    return devices, unavailable
 
 
 def select_modes(chosen: list, requested: str, absent: set[str] = frozenset()) -> dict[str, list[str]]:

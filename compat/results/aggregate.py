@@ -149,8 +149,9 @@ def removed_by_wrappers(fixed_: list[Fixed], run: Run, registry: Registry) -> li
 
 
 def stale(run: Run, registry: Registry) -> list[Stale]:
-    """Registry entries that concern what ran but matched no divergence, and have no
-    example replayed there (a replay decides exactly: see ``fixed``).
+    """Registry entries that concern what ran (its backends, on the devices an entry names)
+    but matched no divergence, and have no example replayed there (a replay decides exactly:
+    see ``fixed``).
 
     For exhaustive specs that means the divergence is gone; for Hypothesis specs it
     may also mean this run did not draw such a case, so reports call them "not
@@ -158,13 +159,20 @@ def stale(run: Run, registry: Registry) -> list[Stale]:
     backends = {r.backend.id: r.backend for r in run.checks if r.backend.name != r.reference}
     replayed = {(r.known, r.backend.id) for r in run.replays}
     checked: defaultdict[str, set[tuple[str, str]]] = defaultdict(set)  # backend id -> {(family, op)}
+    devices: defaultdict[str, set[str]] = defaultdict(set)  # backend id -> devices checked ("": its own)
     for record in run.checks:
         checked[record.backend.id].update((record.family, op) for op in record.cases)
+        devices[record.backend.id].add(record.device or "")
     used = {(r.known, r.backend.id) for r in run.divergences if r.known}
     found = []
     for entry in registry.entries:
         for backend_id, backend in sorted(backends.items()):
             if (entry.id, backend_id) in used | replayed or not entry.applies_to(backend):
+                continue
+            on = entry.patterns.get(
+                "device"
+            )  # an entry of a device (cuda:*) concerns only a run that checked one
+            if on and not any(fnmatchcase(d, g) for d in devices[backend_id] for g in on):
                 continue
             families, ops = entry.patterns.get("family", ("*",)), entry.patterns.get("op", ("*",))
             if any(

@@ -166,6 +166,7 @@ def text_report(run: Run, registry: Registry, every: bool = False) -> str:
     out = [
         f"compat run {run.run_id}  started {meta.get('started', '?')}  mode {meta.get('mode', '?')}",
         f"backends: {backends}",
+        *(f"skipped {row}: {why}" for row, why in (meta.get("missing") or {}).items()),
         "",
         summary_table(run, registry),
         "",

@@ -1,0 +1,243 @@
+"""``python -m compat gpu-check``: the specs on this machine's CUDA rows, in one short run.
+
+The rows are those of a real accelerator (issue 35): torch's ``cuda:0`` and JAX's ``gpu:0``, each
+checked as compat checks a plug-in device (a share of every spec's examples, compared with NumPy
+and with the backend's CPU), and CuPy, whose own row computes on ``cuda:0`` (compared with NumPy).
+Beside them, the self-test's control: torch's reference plug-in device with its faults switched on
+in turn (the specs must catch each, and show nothing without one), where it builds. Everything runs
+at once under one deadline; a pytest run still going at the deadline is interrupted (SIGINT: it
+stops, writes its run's description and keeps every record written). Records go where any run's
+go (``DIR/<run_id>/records-*.jsonl``, ``run.json``), so ``python -m compat merge DIR`` adds them
+to the store; the summary (rows, cases, divergences new and known, examples per second per row,
+the settings that let a GPU differ by contract) goes to ``DIR/gpu-check.txt`` and ``.json``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+import xml.etree.ElementTree as ElementTree
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from compat import adapters
+from compat.core.row import Row
+from compat.devices import cuda
+from compat.results import records
+from compat.specs import DIRECTORY as SPECS
+from compat.specs import ROOTDIR
+
+GRACE = 45.0  # seconds an interrupted pytest run has to stop and describe itself before it is killed
+SUMMARY_TIME = 20.0  # seconds kept back from the deadline for the summary
+# the self-test's control: the kernel-wide specs test_selftest runs (tests/test_selftest.py)
+CONTROL_SPECS = (
+    "(elementwise or gradient_of_random or special) and not numerics and not every_elementwise "
+    "or (rounds_to_nearest and multiply)"
+)
+
+
+@dataclass
+class Plan:
+    """What a GPU check runs: pytest runs by name (arguments after pytest's own), and the rows
+    it cannot run with the reason."""
+
+    runs: dict[str, list[str]] = field(default_factory=dict)
+    skipped: dict[str, str] = field(default_factory=dict)
+
+
+def plan(workers: int) -> Plan:
+    """The CUDA rows this machine has: torch@cuda:0 and jax[x64]@gpu:0 in one run (their devices
+    only), CuPy's own row in another, and the self-test's control on torch's apu."""
+    found = Plan()
+    devices = []
+    for backend, rows in (("torch", cuda.torch_rows), ("jax[x64]", cuda.jax_rows)):
+        name = backend.partition("[")[0]
+        if importlib.util.find_spec(name) is None:
+            found.skipped[f"{name}@cuda"] = f"{name} is not installed"
+            continue
+        for device, why in rows().items():
+            if why is None:
+                devices.append((backend, device))
+            else:
+                found.skipped[str(Row.of(backend, device=device))] = why
+    if devices:
+        found.runs["devices"] = [
+            "--backends",
+            ",".join(sorted({b for b, _ in devices})),
+            *(f"--device={b}:{d}" for b, d in devices),
+            "--only-devices",
+            "--device-examples",
+            "0.2",  # the default run's share of a device row
+        ]
+    try:
+        adapters.resolve("cupy")
+        found.runs["cupy"] = ["--backends", "cupy"]
+    except adapters.BackendMissing as reason:
+        found.skipped["cupy"] = str(reason)
+    if devices and importlib.util.find_spec("torch") is not None:
+        found.runs["control"] = ["selftest", "--backends", "torch", "-k", CONTROL_SPECS]
+    share = {"devices": 0.6, "cupy": 0.25, "control": 0.15}  # of the workers
+    for name, arguments in found.runs.items():
+        n = max(1, round(workers * share[name]))
+        arguments += ["-n", str(n if len(found.runs) > 1 else workers)]
+    return found
+
+
+def command(name: str, arguments: list[str], out: Path) -> list[str]:
+    """The command line of one of the plan's runs: pytest on compat's specs in report mode (a
+    divergence fails nothing), its JUnit XML (each param's seconds) beside the records; or the self-test."""
+    if arguments[0] == "selftest":
+        return [sys.executable, "-m", "compat", *arguments]
+    return [
+        sys.executable,
+        "-m",
+        "pytest",
+        SPECS,
+        "--rootdir",
+        ROOTDIR,
+        "-p",
+        "no:cacheprovider",
+        "-q",
+        "--compat-mode",
+        "report",
+        "--compat-results",
+        str(out),
+        "--modes",
+        "none",  # the devices' kernels, eager: compiled modes are their CPU rows' business
+        f"--junitxml={out / f'junit-{name}.xml'}",
+        *arguments,
+    ]
+
+
+def run_until(commands: dict[str, list[str]], out: Path, deadline: float) -> dict[str, int]:
+    """Run the commands side by side, each one's output in ``out/<name>.log``; at ``deadline``
+    interrupt those still running (SIGINT, then SIGKILL after GRACE). Name -> exit status."""
+    processes = {}
+    for name, line in commands.items():
+        log = open(out / f"{name}.log", "w")
+        processes[name] = subprocess.Popen(line, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    status = {}
+    for name, process in processes.items():
+        try:
+            status[name] = process.wait(timeout=max(deadline - time.monotonic(), 0))
+        except subprocess.TimeoutExpired:
+            process.send_signal(signal.SIGINT)  # pytest stops its workers and writes run.json
+            try:
+                status[name] = process.wait(timeout=GRACE)
+            except subprocess.TimeoutExpired:
+                os.killpg(process.pid, signal.SIGKILL)
+                status[name] = process.wait()
+    for process in processes.values():  # what a run left behind (the self-test's own pytest runs)
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(process.pid, signal.SIGKILL)
+    return status
+
+
+PARAM = re.compile(r"\[(.*)\]$")
+
+
+def seconds_per_row(out: Path, rows: set[str]) -> dict[str, float]:
+    """Row -> seconds its params took, summed, from the runs' JUnit XML (a param's id holds its row)."""
+    seconds: defaultdict[str, float] = defaultdict(float)
+    longest_first = sorted(rows, key=len, reverse=True)
+    for path in sorted(out.glob("junit-*.xml")):
+        try:
+            tree = ElementTree.parse(path)
+        except ElementTree.ParseError:  # a run killed while writing it
+            continue
+        for case in tree.iter("testcase"):
+            found = PARAM.search(case.get("name", ""))
+            row = next((r for r in longest_first if found and r in found.group(1)), None)
+            if row is not None:
+                seconds[row] += float(case.get("time") or 0)
+    return dict(seconds)
+
+
+def summary(out: Path, skipped: dict[str, str] | None = None) -> dict:
+    """The check's summary from the records under ``out``: per row the cases checked, the
+    divergences (distinct, new and known), the seconds its params took and cases per second;
+    the rows skipped with the reason; the settings each run named for its devices."""
+    loaded = records.load(out, validate=False)
+    rows: dict[str, dict] = {}
+    settings = {}
+    for run in loaded.runs.values():
+        settings.update(run.meta.get("device_settings") or {})
+        for record in run.checks:
+            row = rows.setdefault(record.where, {"cases": 0, "new": set(), "known": set()})
+            row["cases"] += sum(record.cases.values())
+        for record in run.divergences:
+            row = rows.setdefault(record.where, {"cases": 0, "new": set(), "known": set()})
+            row["new" if record.status == "new" else "known"].add(record.key)
+    seconds = seconds_per_row(out, set(rows))
+    table = {
+        where: {
+            "cases": row["cases"],
+            "new": len(row["new"]),
+            "known": len(row["known"]),
+            "seconds": round(seconds.get(where, 0.0), 1),
+            "cases_per_second": round(row["cases"] / seconds[where], 1) if seconds.get(where) else None,
+        }
+        for where, row in sorted(rows.items())
+    }
+    return {
+        "runs": sorted(loaded.runs),
+        "rows": table,
+        "skipped": dict(skipped or {}),
+        "device_settings": settings,
+        "problems": [str(p) for p in loaded.problems],
+    }
+
+
+def render(found: dict) -> str:
+    """The summary as a table, then the skipped rows, the settings and the runs."""
+    lines = [f"{'row':<28} {'cases':>8} {'new':>5} {'known':>6} {'seconds':>8} {'cases/s':>8}"]
+    for where, row in found["rows"].items():
+        rate = "-" if row["cases_per_second"] is None else f"{row['cases_per_second']:.1f}"
+        lines.append(
+            f"{where:<28} {row['cases']:>8} {row['new']:>5} {row['known']:>6} {row['seconds']:>8.1f} {rate:>8}"
+        )
+    if not found["rows"]:
+        lines.append("(no row checked a case)")
+    lines += [f"skipped {where}: {why}" for where, why in found["skipped"].items()]
+    for backend, named in found["device_settings"].items():
+        lines += [f"{backend}: {name} = {value}" for name, value in named.items()]
+    lines += [f"skipped {problem}" for problem in found["problems"]]
+    return "\n".join(lines)
+
+
+def main(out: Path, minutes: float, workers: int) -> int:
+    """Run the check; 0 when it ran (divergences and crashed rows are records, not failures),
+    2 when this machine has no CUDA device (nothing to check), 1 when no run left a record."""
+    count, reason = cuda.driver_devices()
+    if not count:
+        print(f"compat gpu-check: {reason}: nothing to check", file=sys.stderr)
+        return 2
+    deadline = time.monotonic() + minutes * 60 - SUMMARY_TIME - GRACE
+    out.mkdir(parents=True, exist_ok=True)
+    found = plan(workers)
+    commands = {name: command(name, arguments, out) for name, arguments in found.runs.items()}
+    print(
+        f"compat gpu-check: {', '.join(commands) or 'nothing'} for {minutes:g} minutes into {out}", flush=True
+    )
+    for where, why in found.skipped.items():
+        print(f"  skipping {where}: {why}", flush=True)
+    status = run_until(commands, out, deadline)
+    checked = summary(out, found.skipped)
+    checked["exit_status"] = status
+    text = render(checked)
+    control = out / "control.log"
+    if control.exists():
+        text += "\n\nself-test control (torch's apu, faults on in turn):\n" + control.read_text()[-3000:]
+    (out / "gpu-check.json").write_text(json.dumps(checked, indent=2, default=str))
+    (out / "gpu-check.txt").write_text(text + "\n")
+    print(text)
+    print(f"\nrecords: {out} (into the store: python -m compat merge {out})")
+    return 0 if checked["rows"] else 1

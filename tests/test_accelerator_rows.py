@@ -1,0 +1,79 @@
+"""A machine's accelerators (torch's cuda:0, JAX's gpu:0: issue 35) are rows beside the plug-in
+devices, found through the plug-in's ``accelerators()``: checked as a device under test (against
+the reference device), and, where absent, skipped with the reason in the run's header, summary and
+description. Here through a NumPy adapter with devices of two kinds (tests/broken_adapters.py),
+run as ``python -m compat gpu-check`` runs its rows: records, log and summary in its folder."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from compat.devices import cuda
+from compat.harness import gpucheck
+from compat.results import records, report
+from compat.results.registry import Registry
+from tests.helpers import REPO, subprocess_env
+
+pytestmark = pytest.mark.xdist_group("accelerator-rows")
+
+ROWS = [
+    "--adapter",
+    "tests.broken_adapters:TwoDeviceKinds",
+    "-k",
+    "elementwise_kernels_on_special_values and add",
+    "--device-examples",
+    "1",
+    "-n",
+    "0",
+]
+
+
+@pytest.fixture(scope="module")
+def out(tmp_path_factory):
+    """A GPU check of TwoDeviceKinds' rows (the driver and the plan stand in for a GPU machine's)."""
+    tmp = tmp_path_factory.mktemp("accelerator-rows")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(cuda, "driver_devices", lambda: (1, ""))
+        patch.setattr(gpucheck, "plan", lambda workers: gpucheck.Plan(runs={"devices": list(ROWS)}))
+        patch.setattr(os, "environ", subprocess_env(tmp))
+        patch.chdir(REPO)
+        assert gpucheck.main(tmp / "out", minutes=3, workers=1) == 0
+    return tmp / "out"
+
+
+def test_an_accelerator_is_a_row_beside_the_plugin_device(out):
+    (found,) = records.load(out).runs.values()
+    assert {r.where for r in found.checks} == {
+        "two_device_kinds",
+        "two_device_kinds@apu:0",
+        "two_device_kinds@gpu:0",
+    }
+
+
+def test_a_divergence_of_the_accelerator_is_recorded_with_its_device(out):
+    (found,) = records.load(out).runs.values()
+    where = {(r.device, r.reference, r.kind, r.op) for r in found.divergences}
+    assert ("gpu:0", "device:cpu:0", "value", "add") in where, where  # against the reference device
+    assert {r.device for r in found.divergences} == {"gpu:0"}, where  # the plug-in's apu:0 is sound
+
+
+def test_an_absent_accelerator_is_skipped_with_its_reason(out):
+    (found,) = records.load(out).runs.values()
+    log = (out / "devices.log").read_text()
+    line = "compat: skipping two_device_kinds@tpu:0: no TPU on this machine"
+    assert line in log.split("compat divergence summary")[1], log  # the summary (and the header, without -q)
+    assert found.meta["missing"] == {"two_device_kinds@tpu:0": "no TPU on this machine"}
+    assert "skipped two_device_kinds@tpu:0: no TPU on this machine" in report.text_report(found, Registry())
+
+
+def test_the_check_summarizes_each_row(out):
+    summary = json.loads((out / "gpu-check.json").read_text())
+    gpu = summary["rows"]["two_device_kinds@gpu:0"]
+    assert gpu["new"] == 2 and gpu["known"] == 0, summary  # float32 and float64 flushed
+    assert gpu["cases"] > 0 and gpu["cases_per_second"] > 0, summary
+    assert summary["rows"]["two_device_kinds@apu:0"]["new"] == 0, summary
+    assert (out / "gpu-check.txt").read_text().startswith("row "), Path(out / "gpu-check.txt").read_text()
