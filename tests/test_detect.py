@@ -6,6 +6,9 @@ import re
 import subprocess
 import sys
 
+import pytest
+
+from compat.harness import detect as benchmark
 from tests.helpers import REPO, output, subprocess_env
 
 
@@ -95,3 +98,23 @@ def test_a_seed_is_a_seed_in_a_ci_job_too(tmp_path):
         text=True,
     )
     assert process.stdout.split() == ["[False,", "False,", "False,", "False]"], output(process)
+
+
+def test_a_fault_built_on_a_namespace_is_caught_only_by_what_the_intact_namespace_does_not_show():
+    """Its control is the framework the namespace wraps; the intact namespace runs beside it, and
+    the namespace's own divergences (array_api_compat.numpy's, registered) are not the fault's."""
+    pytest.importorskip("array_api_compat")
+    fault = benchmark.fault_of("broken_wrapper_value_based_casting")
+    assert (fault.base, fault.beside) == ("numpy", "array-api:array_api_compat.numpy")
+    assert benchmark.besides([fault]) == ["array-api:array_api_compat.numpy"]
+    own = ("test_sort", False, "sort", "value", ())  # the namespace's own divergence
+    planted = ("test_python_scalar_with_every_dtype", False, "add", "dtype", ())
+    for shown, caught in (({own}, 0), ({own, planted}, 1)):
+        rows = {("promotion", name): benchmark.Row(None, name, "promotion") for name in ("numpy", fault.name)}
+        seen = {
+            "numpy": benchmark.Seen(),
+            fault.beside: benchmark.Seen({own: ("test_sort", "value", 1)}),
+            fault.name: benchmark.Seen({key: (key[0], key[3], 1) for key in shown}),
+        }
+        benchmark.judge(rows, "promotion", "numpy", [fault], seen)
+        assert rows[("promotion", fault.name)].caught == caught

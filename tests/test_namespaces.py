@@ -10,17 +10,20 @@ import numpy as np
 import pytest
 
 from compat.adapters import AdapterError, BackendMissing, load_adapter, resolve
-from compat.adapters.namespace import DEFAULT_ROWS, PREFIX
-from compat.core import ops
+from compat.adapters.namespace import DEFAULT_ROWS, PREFIX, SHARE_ROWS, NamespaceAdapter
+from compat.core import dtypes, ops
 from compat.core.case import Case
 from compat.core.row import Row
+from compat.harness.checker import backend_info
 from compat.harness.reproducer import reproducer
-from compat.harness.selection import parse_device, select, share_of
-from compat.results import records
+from compat.harness.selection import outside_config, parse_device, select, share_of
+from compat.results import records, registry
+from compat.specs import FAMILIES
 from tests.helpers import SPECS, output, run_pytest
 
 pytest.importorskip("array_api_strict")
 STRICT = "array-api:array_api_strict"
+WRAPS_NUMPY, WRAPS_TORCH = "array-api:array_api_compat.numpy", "array-api:array_api_compat.torch"
 
 # array_api_strict with one function wrong: a namespace the specs must catch
 SUBTRACTS = textwrap.dedent("""
@@ -93,11 +96,37 @@ def test_devices_are_the_namespaces_by_its_own_names():
     assert Row.parse(f"{STRICT}@device1") == Row(STRICT, device="device1")
 
 
-def test_the_default_run_has_strict_on_every_example():
+def test_the_default_run_has_strict_on_every_example_and_the_wrappers_on_a_share_of_every_family():
     chosen = {a.id: a for a in select(None, [])[0]}
     assert [PREFIX + module for module in DEFAULT_ROWS] == [STRICT]
     assert share_of(chosen[STRICT], None, "eager", None, 0.05) == 1.0
-    assert not any(name.startswith(PREFIX) for name in chosen if name != STRICT)
+    wrappers = {PREFIX + module for module in SHARE_ROWS}
+    assert wrappers == {WRAPS_NUMPY, WRAPS_TORCH}
+    assert {name for name in chosen if name.startswith(PREFIX)} == {STRICT} | wrappers
+    for name in wrappers:
+        assert chosen[name].wraps in chosen  # beside its framework's own row
+        assert share_of(chosen[name], None, "eager", None, 0.05) < 1
+        assert all(outside_config(chosen[name], family) is None for family in FAMILIES)
+    (named,) = select(WRAPS_TORCH, [])[0]  # named on the command line: every example
+    assert share_of(named, None, "eager", None, 0.05) == 1.0
+
+
+def test_a_wrapper_is_the_generic_adapter_and_its_records_name_the_framework_it_wraps():
+    """array_api_compat.torch needs no adapter code: the class adapter_class makes, with what it wraps."""
+    pytest.importorskip("torch")
+    adapter = load_adapter(WRAPS_TORCH)
+    made = {"name", "requires", "module", "wraps", "imports", "OPS", "__module__", "__doc__"}
+    assert type(adapter).__bases__ == (NamespaceAdapter,) and set(vars(type(adapter))) <= made
+    assert adapter.wraps == "torch" and load_adapter(STRICT).wraps == ""
+    info = backend_info(adapter)
+    assert (info.wraps.name, info.wraps.version, info.wraps.config) == (
+        "torch",
+        load_adapter("torch").version(),
+        {},
+    )
+    # its framework's entries apply: torch's mean of integers is torch's, and the wrapper passes it through
+    entry = registry.load(registry.DEFAULT).by_id()["torch-mean-needs-float"]
+    assert entry.applies_to(info) and not entry.applies_to(backend_info(load_adapter(WRAPS_NUMPY)))
 
 
 def test_a_namespace_with_one_wrong_function_is_caught(tmp_path):
@@ -134,3 +163,17 @@ def test_a_reproducer_calls_the_adapter_as_the_harness_did(capsys):
     exec(text, {"__name__": "reproducer"})
     printed = capsys.readouterr().out
     assert printed.count("[3.0, 12.0]") == 2, printed  # NumPy's line, and the adapter's
+
+
+def test_a_wrapper_makes_reads_and_classifies_its_frameworks_arrays_as_the_framework_does():
+    """array_api_compat.torch's arrays are torch's: bfloat16 crosses bit for bit (a NaN payload kept,
+    which DLPack from NumPy cannot carry), torch's RuntimeError reads as its kind, not 'other'."""
+    pytest.importorskip("torch")
+    adapter = load_adapter(WRAPS_TORCH)
+    bits = np.array([0x3FC0, 0x7FC1, 0xFF80, 0x8000], dtype=np.uint16)  # 1.5, NaN with a payload, -inf, -0
+    values = bits.view(dtypes.to_numpy("bfloat16"))
+    back = adapter.to_numpy(adapter.from_numpy(values, None))
+    assert back.dtype == values.dtype and back.view(np.uint16).tolist() == bits.tolist()
+    into_int = adapter.call("__iadd__", (np.array([1, 2], dtype=np.int32), 1.5))
+    assert into_int.error is not None and into_int.error_category == "dtype"  # torch's "can't be cast"
+    assert "torch.asarray" in adapter.array_source("x0", "bfloat16")  # reproducers make torch's arrays

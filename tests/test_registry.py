@@ -338,3 +338,37 @@ def test_an_eager_entry_never_explains_how_a_mode_differs_from_eager(tmp_path):
     assert reg.match(compiled, divergence()).id == "eager"
     assert reg.match(compiled, divergence(reference="mode:eager")).id == "compiled"
     assert reg.match(TORCH, divergence(reference="mode:eager")) is None
+
+
+# a namespace that wraps torch (array_api_compat.torch): torch's entries apply to it, under torch's
+# version and config; its own name's entries too; another framework's not
+WRAPPER = Backend(
+    "array-api:array_api_compat.torch", "array-api:array_api_compat.torch", "1.16.0", {}, wraps=TORCH
+)
+
+
+def test_a_wrapper_matches_the_entries_of_the_framework_it_wraps(tmp_path):
+    reg = load(
+        tmp_path,
+        entry("torch-new", "torch", versions='">=2.4"', op='"add"'),
+        entry("torch-old", "torch", versions='"<2.4"', op='"multiply"'),
+        entry("torch-f64", "torch", config='{ default_dtype = "float64" }', op='"subtract"'),
+        entry("numpy-one", "numpy", op='"divide"'),
+        entry("own", "array-api:array_api_compat.*", op='"less"'),
+    )
+    assert reg.match(WRAPPER, divergence()).id == "torch-new"  # torch 2.5.1, not the wrapper's 1.16.0
+    assert reg.match(replace(WRAPPER, wraps=OLD_TORCH), divergence(op="multiply")).id == "torch-old"
+    assert reg.match(WRAPPER, divergence(op="multiply")) is None
+    assert reg.match(WRAPPER, divergence(op="subtract")) is None  # torch's default config, not float64
+    assert reg.match(WRAPPER, divergence(op="divide")) is None
+    assert reg.match(WRAPPER, divergence(op="less")).id == "own"
+    assert reg.match(replace(WRAPPER, wraps=None), divergence()) is None  # nothing wrapped: its own only
+
+
+def test_an_example_of_the_wrapped_framework_replays_on_the_wrapper(tmp_path):
+    example = registry.Example("promotion", "add(x0, x1)", {}, backends=("torch",))
+    assert example.replays_on(WRAPPER, None) and example.replays_on(TORCH, None)
+    assert not example.replays_on(replace(WRAPPER, wraps=JAX_X64), None)
+    assert not registry.Example("promotion", "add(x0, x1)", {}, backends=("torch[x]",)).replays_on(
+        WRAPPER, None
+    )

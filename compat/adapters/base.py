@@ -116,6 +116,7 @@ class Adapter:
     # backend promises one (IEEE 754-2019 maximum and minimum: -0 < +0); the standard leaves it open
     zero_order: ClassVar[dict[str, float]] = {}
     no_array_namespace: ClassVar[str] = ""  # why users' functions (array_namespace(x)) cannot take its arrays
+    wraps: ClassVar[str] = ""  # the backend a namespace wraps (array_api_compat.torch: torch)
     reference_device: ClassVar[str] = "cpu:0"  # what other devices are compared with
     plugin: ClassVar[Any] = None  # compat.devices.PluginDevices: compat's reference plug-ins for this backend
 

@@ -50,8 +50,13 @@ NOT_STANDARD = {
 
 
 # the default run's rows of the standard's namespaces (where installed): the reference implementation,
-# on every example (array_api_compat's wrappers join it once their divergences are registered)
+# on every example; array_api_compat's wrappers of NumPy and torch, beside their framework's own row,
+# on a share of them (selection.CONFIG_EXAMPLES: what a wrapper changes is a rule, which a share finds).
+# array_api_compat has no wrapper of JAX: jax.numpy is its own namespace.
 DEFAULT_ROWS = ("array_api_strict",)
+SHARE_ROWS = ("array_api_compat.numpy", "array_api_compat.torch")
+# packages whose module <name> wraps the framework that compat's backend <name> checks
+WRAPPER_PACKAGES = ("array_api_compat",)
 
 
 def standard_target(op: ops.Op) -> str | Unsupported:
@@ -66,6 +71,11 @@ def standard_target(op: ops.Op) -> str | Unsupported:
         return f"xp.{op.standard_name}"
     reason = NOT_STANDARD.get(op.group, f"{op.name} is NumPy's, not a function of the standard")
     return unsupported(reason)
+
+
+def standard_ops() -> dict[str, str | Unsupported]:
+    """The generic adapter's OPS: each operation of the table by the standard's name, or declared."""
+    return {op.name: standard_target(op) for op in ops.TABLE if op.python is None}
 
 
 def device_name(device) -> str:
@@ -161,9 +171,29 @@ class NamespaceAdapter(Adapter):
         return tuple(positional), keywords
 
     # -- values --------------------------------------------------------------------
+    @functools.cached_property
+    def framework(self) -> Adapter | None:
+        """The adapter of the framework a wrapper wraps (None for a namespace of its own): the
+        wrapper's arrays are that framework's, made and read as its own row makes and reads
+        them (torch's bfloat16 bit for bit, which DLPack from NumPy cannot carry)."""
+        from compat.adapters import load_adapter  # (compat.adapters imports this module)
+
+        return load_adapter(self.wraps) if self.wraps else None
+
+    def classify(self, error):
+        """A wrapper's errors are its framework's, in that framework's words: as its row reads them."""
+        return self.framework.classify(error) if self.framework is not None else super().classify(error)
+
+    def array_source(self, variable, dtype, device=None):
+        if self.framework is not None:
+            return self.framework.array_source(variable, dtype, device)
+        return super().array_source(variable, dtype, device)
+
     def from_numpy(self, array, device):
         name = array.dtype.name
         self.dtype(name)  # a TypeError where the namespace has no such dtype
+        if self.framework is not None:
+            return self.framework.from_numpy(array, device)
         try:  # a copy: an in-place operator must not change the case's inputs
             value = self.xp.from_dlpack(np.array(array))
         except BufferError as error:  # ml_dtypes' bfloat16: NumPy has no DLPack code for it
@@ -175,6 +205,8 @@ class NamespaceAdapter(Adapter):
     def to_numpy(self, value):
         if not hasattr(value, "__dlpack__"):  # array_api_compat.numpy's 0-d results are NumPy scalars
             return np.asarray(value)
+        if self.framework is not None:
+            return self.framework.to_numpy(value)
         try:
             return np.array(np.from_dlpack(value))
         except (
@@ -217,6 +249,22 @@ class NamespaceAdapter(Adapter):
         return None if device is None else device_name(device)
 
 
+def wrapped_backend(module: str) -> str:
+    """The registered backend a namespace wraps (``torch`` of ``array_api_compat.torch``), or ''."""
+    from compat.adapters import registered  # (compat.adapters imports this module)
+
+    package, _, name = module.partition(".")
+    return name if package in WRAPPER_PACKAGES and name in registered() else ""
+
+
+def wrapped_imports(backend: str) -> dict[str, str]:
+    """The imports of the adapter of ``backend`` (none for ''): a wrapper's reproducers make its
+    framework's arrays as that framework's adapter does."""
+    from compat.adapters import load_class, registered
+
+    return dict(load_class(registered()[backend]).imports) if backend else {}
+
+
 @functools.cache
 def adapter_class(module: str) -> type[NamespaceAdapter]:
     """The adapter of the standard's namespace ``module``: BackendMissing where its package is
@@ -234,6 +282,9 @@ def adapter_class(module: str) -> type[NamespaceAdapter]:
         found = None
     if found is None:
         raise AdapterError(f"{PREFIX}{module}: {top} has no module {module!r}")
+    wraps = wrapped_backend(module)
+    if wraps and importlib.util.find_spec(wraps) is None:
+        raise BackendMissing(f"{PREFIX}{module} wraps {wraps}, which is not installed", PREFIX + module)
     return type(
         f"Namespace_{module.replace('.', '_')}",
         (NamespaceAdapter,),
@@ -241,8 +292,9 @@ def adapter_class(module: str) -> type[NamespaceAdapter]:
             "name": PREFIX + module,
             "requires": top,
             "module": module,
-            "imports": {"np": "numpy", "xp": module},
-            "OPS": {op.name: standard_target(op) for op in ops.TABLE if op.python is None},
+            "wraps": wraps,
+            "imports": {**wrapped_imports(wraps), "np": "numpy", "xp": module},
+            "OPS": standard_ops(),
             "__module__": __name__,
         },
     )

@@ -36,7 +36,7 @@ from compat.harness.runner import Runner, timed
 from compat.harness.surveys import Surveys
 from compat.judge import judge, oracle
 from compat.results import records
-from compat.results.registry import Registry
+from compat.results.registry import Example, Registry
 
 
 @dataclass
@@ -296,9 +296,9 @@ class Checker:
             if not entry.applies_to(self.backend_info):
                 continue
             for example in entry.examples:
-                case = example.case() if example.family == family else None
-                if case and example.replays_on(self.backend_info, self.device) and producers_installed(case):
+                if example.family == family and replays_here(example, self):
                     before = ledger.matched[entry.id]
+                    case = example.case()
                     self.replay(case, example.question())
                     status = "reproduced" if ledger.matched[entry.id] > before else "fixed"
                     ledger.replays.append((entry.id, case, status))
@@ -310,6 +310,19 @@ class Checker:
         spec died in, first (its call in a child process now). See ``replayed``."""
         if case is not None:
             replayed(self, case, question)
+
+
+def replays_here(example: Example, checker: Checker) -> bool:
+    """An example replays on the backends and device it names, where the backend has its
+    operation (torch's examples of from_dlpack_onto do not replay on array_api_compat.torch,
+    which has none: nothing there could reproduce them, nor show them fixed) and every backend
+    whose exported array it imports is installed."""
+    case = example.case()
+    return (
+        example.replays_on(checker.backend_info, checker.device)
+        and checker.backend.unsupported(case.op) is None
+        and producers_installed(case)
+    )
 
 
 def producers_installed(case: Case) -> bool:
@@ -334,12 +347,14 @@ def replayed(checker: Checker, case: Case, question: Case | None) -> None:
 
 
 def backend_info(adapter: Adapter) -> records.Backend:
+    """The backend as records name it; a namespace's with the framework it wraps, in its default config."""
     return records.Backend(
         adapter.name,
         adapter.id,
         adapter.version(),
         dict(adapter.config),
         f"{type(adapter).__module__}:{type(adapter).__qualname__}",
+        backend_info(adapters.load_adapter(adapter.wraps)) if adapter.wraps else None,
     )
 
 

@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from compat import adapters
-from compat.adapters import AdapterError, BackendMissing
+from compat.adapters import AdapterError, BackendMissing, namespace
 from compat.results import records
 from compat.results.report import table
 from compat.specs import DIRECTORY as SPECS
@@ -65,6 +65,7 @@ class Fault:
     control: bool = (
         False  # a correct adapter that differs from its base where the standard allows: must show nothing
     )
+    beside: str = ""  # a fault built on a namespace (array-api:...): that namespace, intact, run beside it
 
 
 @dataclass
@@ -99,12 +100,19 @@ def fault_of(path: str) -> Fault:
         ),
         None,
     )
+    beside = ""
+    if base is None and issubclass(cls, namespace.NamespaceAdapter) and cls.wraps:
+        # the namespace's own divergences are its framework's or its own, not the fault's: the
+        # intact namespace runs beside it, the framework it wraps is the control
+        base, beside = cls.wraps, namespace.PREFIX + cls.module
     if base is None or base == cls.name:
         raise AdapterError(f"{path} is not built on one of compat's backends ({', '.join(adapters.BUILTIN)})")
     if not cls.is_available():
         raise BackendMissing(f"{path} needs {cls.requires}, which is not installed", cls.name)
     rule = (cls.__doc__ or "").strip().split("\n\n")[0]
-    return Fault(path, cls.name, family, base, " ".join(rule.split()), bool(getattr(cls, "control", False)))
+    return Fault(
+        path, cls.name, family, base, " ".join(rule.split()), bool(getattr(cls, "control", False)), beside
+    )
 
 
 def chosen_faults(names: str | None) -> tuple[list[Fault], list[str]]:
@@ -123,6 +131,11 @@ def chosen_faults(names: str | None) -> tuple[list[Fault], list[str]]:
     return faults, notes
 
 
+def besides(faults: list[Fault]) -> list[str]:
+    """The intact namespaces that faults built on them run beside."""
+    return sorted({f.beside for f in faults if f.beside})
+
+
 def run_family(
     family: str, base: str, faults: list[Fault], seed: int, results: Path, registry: Path, extra: list[str]
 ) -> dict[str, Seen]:
@@ -138,7 +151,7 @@ def run_family(
         "-p",
         "no:cacheprovider",
         "--backends",
-        base,
+        ",".join([base, *besides(faults)]),
         *(f"--adapter={f.path}" for f in faults),
         *FAMILY_OPTIONS.get(family, EAGER_ONLY),
         "--compat-mode",
@@ -154,7 +167,7 @@ def run_family(
         *extra,
     ]
     process = subprocess.run(command, capture_output=True, text=True)
-    names = [base] + [f.name for f in faults]
+    names = [base, *besides(faults)] + [f.name for f in faults]
     if process.returncode not in (0, 1, 5):  # 1: a harness error in a spec; 5: -k selected nothing
         lines = (process.stderr or process.stdout).strip().splitlines()
         problem = lines[-1] if lines else f"pytest exit status {process.returncode}"
@@ -205,7 +218,8 @@ def judge(
             row.problems.append(mine.problem)
             continue
         row.judged += 1
-        new = [value for key, value in mine.keys.items() if key not in control.keys]
+        intact = seen[fault.beside].keys if fault.beside else {}
+        new = [value for key, value in mine.keys.items() if key not in control.keys and key not in intact]
         if fault.control:
             row.divergences += len(new)
             row.specs.update({spec for spec, _, _ in new})

@@ -26,7 +26,7 @@ from hypothesis import HealthCheck, Phase, settings
 
 from compat import adapters
 from compat.adapters import AdapterError, patches
-from compat.adapters.namespace import DEFAULT_ROWS, PREFIX
+from compat.adapters.namespace import DEFAULT_ROWS, PREFIX, SHARE_ROWS
 from compat.core.row import Row
 from compat.harness import casualties, inflight, supervision
 from compat.harness.checker import Session, backend_info
@@ -100,7 +100,8 @@ def pytest_addoption(parser):
         metavar="LIST",
         help="comma-separated backends to check, e.g. torch,jax[x32],array-api:array_api_compat.torch (any "
         "Array API namespace module) (default: every registered backend: "
-        f"{', '.join([*adapters.registered(), *(PREFIX + m for m in DEFAULT_ROWS)])})",
+        f"{', '.join([*adapters.registered(), *(PREFIX + m for m in DEFAULT_ROWS)])}; and beside their "
+        f"frameworks, on a share of the examples, {', '.join(PREFIX + m for m in SHARE_ROWS)})",
     )
     group.addoption(
         "--adapter",

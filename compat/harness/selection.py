@@ -7,6 +7,7 @@ from collections import defaultdict
 
 from compat import adapters
 from compat.adapters import AdapterError, BackendMissing, namespace
+from compat.specs import FAMILIES
 
 
 def select(backends: str | None, adapter_paths: list[str]):
@@ -17,13 +18,18 @@ def select(backends: str | None, adapter_paths: list[str]):
         specs += [namespace.PREFIX + module for module in namespace.DEFAULT_ROWS if default_run]
     else:
         specs = [s.strip() for s in backends.split(",") if s.strip()]
+    wrappers = [namespace.PREFIX + module for module in namespace.SHARE_ROWS] if default_run else []
     chosen, shared, missing, absent = [], [], {}, set()
-    for spec in specs + list(adapter_paths):
+    for spec in specs + list(adapter_paths) + wrappers:
         try:
             found = adapters.resolve(spec)
         except BackendMissing as reason:
             missing[spec] = str(reason)
             absent.add(reason.backend)
+            continue
+        if spec in wrappers:  # a wrapper beside its framework: every family, on a share of the examples
+            found[0].share_families = FAMILIES
+            shared += found
             continue
         chosen += found
         if default_run:  # its share configs after the rest
@@ -35,7 +41,8 @@ def select(backends: str | None, adapter_paths: list[str]):
 
 
 def outside_config(adapter, family: str) -> str | None:
-    """Why a share config's row does not check a spec family (None: it does). Its registry examples
+    """Why a share config's row does not check a spec family (None: it does; a wrapper's row checks
+    every family). Its registry examples
     it replays whatever their family (compat/specs/known.py): an entry of the config is checked."""
     families = adapter.share_families
     if families is None or family in families or family == "known":

@@ -135,6 +135,19 @@ def fixed(replays: Iterable[tuple[Fixed, str]]) -> list[Fixed]:
     )
 
 
+def removed_by_wrappers(fixed_: list[Fixed], run: Run, registry: Registry) -> list[Fixed]:
+    """Of ``fixed_``, the entries of a framework that a wrapper's row wraps (its records'
+    ``backend.wraps``) and that do not name the wrapper: not fixed in a version of the wrapper,
+    but what the wrapper removes of its framework's behaviour."""
+    wrappers = {r.backend.id: r.backend for r in run.replays if r.backend.wraps is not None}
+    entries = registry.by_id()
+    return [
+        f
+        for f in fixed_
+        if f.backend in wrappers and f.id in entries and not entries[f.id].names(wrappers[f.backend])
+    ]
+
+
 def stale(run: Run, registry: Registry) -> list[Stale]:
     """Registry entries that concern what ran (its backends, on the devices an entry names)
     but matched no divergence, and have no example replayed there (a replay decides exactly:

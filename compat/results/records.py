@@ -44,13 +44,16 @@ class ResultsError(Exception):
 
 @dataclass(frozen=True)
 class Backend:
-    """A backend as a record names it: adapter name, id with config, version, config."""
+    """A backend as a record names it: adapter name, id with config, version, config; for a
+    namespace that wraps a framework (array_api_compat.torch), that framework as its own row
+    names it (``wraps``), whose registry entries the wrapper's divergences also match."""
 
     name: str
     id: str
     version: str
     config: dict
     adapter: str = ""
+    wraps: Backend | None = None
 
     @property
     def row(self) -> str:
@@ -62,11 +65,17 @@ class Backend:
         return Row.of(self.id, self.config.get("mode") or EAGER, device)
 
     def to_json(self) -> dict:
-        return {k: v for k, v in asdict(self).items() if v != "" or k != "adapter"}
+        data = {k: v for k, v in asdict(self).items() if k not in ("adapter", "wraps")}
+        if self.adapter:
+            data["adapter"] = self.adapter
+        if self.wraps is not None:
+            data["wraps"] = self.wraps.to_json()
+        return data
 
     @classmethod
     def from_json(cls, data: dict) -> Backend:
-        return cls(data["name"], data["id"], data["version"], data["config"], data.get("adapter", ""))
+        wraps = cls.from_json(data["wraps"]) if data.get("wraps") else None
+        return cls(data["name"], data["id"], data["version"], data["config"], data.get("adapter", ""), wraps)
 
 
 class Key(NamedTuple):

@@ -98,7 +98,10 @@ class Example:
         return case_from_source(self.against, self.inputs) if self.against else None
 
     def replays_on(self, backend: Backend, device: str | None) -> bool:
-        if self.backends and backend.id not in self.backends:
+        """Named in ``backends`` (the framework a namespace wraps names the namespace too), on the
+        device it names (none: the backend's default device)."""
+        wrapped = backend.wraps.id if backend.wraps else None
+        if self.backends and backend.id not in self.backends and wrapped not in self.backends:
             return False
         return fnmatchcase(device, self.device) if device and self.device else not device and not self.device
 
@@ -122,9 +125,11 @@ class Entry:
         return self.backend in (backend.name, backend.id) or fnmatchcase(backend.name, self.backend)
 
     def applies_to(self, backend: Backend) -> bool:
-        """Does this entry concern this backend at all (ignoring what differs)?"""
+        """Does this entry concern this backend at all (ignoring what differs)? An entry of the
+        framework a namespace wraps concerns the namespace, under that framework's version and
+        config: the wrapper passes its behaviour through."""
         if not self.names(backend):
-            return False
+            return backend.wraps is not None and self.applies_to(backend.wraps)
         if any(
             backend.config.get(k) not in (v if isinstance(v, list) else [v]) for k, v in self.config.items()
         ):
@@ -164,11 +169,14 @@ class Registry:
         return next((e for e in self.applicable(backend) if e.matches(backend, divergence)), None)
 
     def applicable(self, backend: Backend) -> list[Entry]:
-        """The entries whose backend pattern names ``backend``, in order: kept per backend, as a
-        row's thousands of divergences each asked every entry again (``matches`` checks the rest)."""
+        """The entries whose backend pattern names ``backend`` or the framework it wraps, in order:
+        kept per backend, as a row's thousands of divergences each asked every entry again
+        (``matches`` checks the rest)."""
         key = (backend.name, backend.id, len(self.entries))
         if key not in self._applicable:
-            self._applicable[key] = [e for e in self.entries if e.names(backend)]
+            self._applicable[key] = [
+                e for e in self.entries if e.names(backend) or (backend.wraps and e.names(backend.wraps))
+            ]
         return self._applicable[key]
 
     def by_id(self) -> dict[str, Entry]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from compat.core.row import EAGER, Row
-from compat.results import aggregate, interchange_table, special_cases_table
+from compat.results import aggregate, interchange_table, special_cases_table, wrapper_table
 from compat.results import coverage as standard_coverage
 from compat.results import records as records_module
 from compat.results.records import Divergence, Run
@@ -64,6 +64,13 @@ def summary_table(run: Run, registry: Registry) -> str:
             f"\n\nregistry examples replayed: {len(run.replays)}, of {len({k for k, _ in replayed})} entries"
         )
     fixed = aggregate.fixed(map(aggregate.replayed, run.replays))
+    removed = aggregate.removed_by_wrappers(fixed, run, registry)
+    fixed = [f for f in fixed if f not in removed]
+    if removed:
+        text += (
+            f"\nremoved by a wrapper: entries of the framework it wraps whose examples do not diverge on "
+            f"the wrapper's row ({len(removed)})\n"
+        ) + "\n".join(f"  {f.id} on {f.backend}" for f in removed)
     if fixed:
         text += (
             f"\nfixed: registry entries whose examples no longer diverge ({len(fixed)}; narrow their "
@@ -216,6 +223,7 @@ def text_report(run: Run, registry: Registry, every: bool = False) -> str:
     out += class_coverage_lines(run)
     out += special_case_lines(run)
     out += interchange_lines(run)
+    out += wrapper_lines(run)
     differences = aggregate.promotion_differences(run.divergences)
     if differences:
         out += ["", "promotion: result dtypes that differ from NumPy"]
@@ -262,6 +270,20 @@ def interchange_lines(run: Run) -> list[str]:
     ]
 
 
+def wrapper_lines(run: Run) -> list[str]:
+    """What each wrapper row changes against its framework's own row (compat.results.wrapper_table)."""
+    body = wrapper_table.rows(run)
+    if not body:
+        return []
+    return [
+        "",
+        "what the wrappers change (divergences from NumPy per family, op and kind, where both rows "
+        "checked the op): removed, the framework's own row shows it and the wrapper's does not; added, "
+        "only the wrapper's shows it",
+        table(wrapper_table.HEADERS, body),
+    ]
+
+
 def class_coverage_lines(run: Run) -> list[str]:
     """Per spec run once per input class: the classes, and those a backend or device left
     without a checked case (a spec skipped there, or deselected)."""
@@ -282,12 +304,16 @@ def class_coverage_lines(run: Run) -> list[str]:
 
 
 def json_report(run: Run, registry: Registry) -> dict:
+    fixed = aggregate.fixed(map(aggregate.replayed, run.replays))
+    removed = aggregate.removed_by_wrappers(fixed, run, registry)
     return {
         "run": run.meta or {"run_id": run.run_id},
         "summary": [row.to_json() for row in aggregate.summary(run.checks, run.divergences)],
         "coverage": [c.to_json() for c in standard_coverage.from_checks(run.checks)],
         "stale": [vars(s) for s in aggregate.stale(run, registry)],
-        "fixed": [vars(f) for f in aggregate.fixed(map(aggregate.replayed, run.replays))],
+        "fixed": [vars(f) for f in fixed if f not in removed],
+        "removed_by_wrappers": [vars(f) for f in removed],
+        "wrappers": [vars(c) | {"known": list(c.known)} for c in wrapper_table.changes(run)],
         "divergences": [r.to_json() for r in aggregate.distinct(run.divergences)],
         "promotion": {
             backend: [vars(r) | {"ops": list(r.ops)} for r in rows]

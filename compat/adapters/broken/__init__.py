@@ -70,6 +70,7 @@ from compat.adapters.broken.promotion import (
     Int8Uint8PromotesToInt8,
     Int32PlusFloatStaysInt32,
     TracedScalarsAreStrong,
+    WrapperCastsUint8WithFloatByValue,
     ZeroDimArraysPromoteLikeScalars,
 )
 from compat.adapters.broken.sets import UniqueKeepsSignedZerosApart
@@ -90,6 +91,7 @@ FAULTS = (
     Float32SlightlyOff,
     ZeroDimArraysPromoteLikeScalars,
     TracedScalarsAreStrong,
+    WrapperCastsUint8WithFloatByValue,
     AddBroadcastsWrongly,
     LowerRankFirstOperandSwapped,
     WhereConditionAlignedLeft,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from compat.adapters.broken.base import Catch, ResultFault
+from compat.adapters.namespace import NamespaceAdapter, standard_ops
 from compat.adapters.numpy import NumpyAdapter
 from compat.core import ops
 
@@ -78,3 +79,24 @@ class TracedScalarsAreStrong(NumpyAdapter):
     def compile(self, mode, function):
         strong = lambda value: np.asarray(value) if isinstance(value, (int, float, complex)) else value  # noqa: E731
         return lambda *operands: function(*map(strong, operands))
+
+
+class WrapperCastsUint8WithFloatByValue(NamespaceAdapter):
+    """array_api_compat.numpy that forgets NEP 50 for a uint8 array with a Python float: NumPy 1's
+    value-based casting, the float as the smallest float dtype that holds its value, so uint8 + 2.5
+    is float16 (NumPy 2, NEP 50: the Python float is weak, float64), values computed in float16.
+
+    Built on the generic namespace adapter: ``python -m compat detect`` runs it beside the intact
+    namespace, whose own divergences are not the fault's."""
+
+    name = "broken_wrapper_value_based_casting"
+    family = "promotion"
+    catch = Catch("test_python_scalar_with_every_dtype", "add", "dtype", narrow="add")
+    module, requires, wraps = "array_api_compat.numpy", "array_api_compat", "numpy"
+    imports = {"np": "numpy", "xp": "array_api_compat.numpy"}
+    OPS = standard_ops()
+
+    def call(self, op, args, kwargs=None, device=None, mode="eager"):
+        if ops.get(op).elementwise and any(isinstance(a, np.ndarray) and a.dtype == np.uint8 for a in args):
+            args = tuple(np.array(a, dtype=np.min_scalar_type(a)) if type(a) is float else a for a in args)
+        return super().call(op, args, kwargs, device, mode)

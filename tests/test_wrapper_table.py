@@ -1,0 +1,114 @@
+"""What a wrapper changes (compat.results.wrapper_table): a hand-made run of torch's own row and
+array_api_compat.torch's, where the wrapper removes one divergence, adds one, keeps one, and
+leaves unchecked an operation torch diverges on (not a removal)."""
+
+from compat.results import aggregate, records, registry, wrapper_table
+from compat.results.registry import Registry
+from compat.results.report import json_report, summary_table, wrapper_lines
+from tests.helpers import checks_record, common, divergence_record, run_of
+from tests.test_registry import entry, write
+
+TORCH = {"name": "torch", "id": "torch", "version": "2.13.0", "config": {}}
+WRAPPER = {
+    "name": "array-api:array_api_compat.torch",
+    "id": "array-api:array_api_compat.torch",
+    "version": "1.16.0",
+    "config": {},
+    "wraps": TORCH,
+}
+
+
+def checked(backend: dict, family: str, *ops: str) -> dict:
+    return checks_record({op: 5 for op in ops}) | {"family": family, "backend": backend}
+
+
+def diverged(backend: dict, family: str, op: str, kind: str, known: str | None = None, **fields) -> dict:
+    record = divergence_record(op) | {"family": family, "backend": backend, "kind": kind}
+    return record | {"known": known, "status": "known" if known else "new", **fields}
+
+
+RECORDS = (
+    checked(TORCH, "promotion", "add", "mean", "cumsum", "sum"),
+    checked(WRAPPER, "promotion", "add", "mean", "cumsum"),  # sum unchecked by the wrapper's share
+    diverged(TORCH, "promotion", "mean", "error", known="torch-mean-needs-float"),  # the wrapper removes it
+    diverged(TORCH, "promotion", "add", "dtype", known="torch-add"),  # kept
+    diverged(WRAPPER, "promotion", "add", "dtype", known="torch-add"),
+    diverged(WRAPPER, "promotion", "cumsum", "error"),  # the wrapper adds it
+    diverged(TORCH, "promotion", "sum", "value", known="torch-sum"),  # not checked by the wrapper
+    diverged(TORCH, "promotion", "add", "value", device="apu:0"),  # a device's: not the wrapper's business
+)
+
+
+def test_the_table_lists_what_the_wrapper_removes_and_adds_where_both_rows_checked():
+    found = wrapper_table.changes(run_of(*RECORDS))
+    assert [(c.op, c.kind, c.change, c.known) for c in found] == [
+        ("mean", "error", "removed", ("torch-mean-needs-float",)),
+        ("cumsum", "error", "added", ("",)),
+    ]
+    assert {(c.wrapper, c.wrapped, c.family) for c in found} == {
+        ("array-api:array_api_compat.torch", "torch", "promotion")
+    }
+
+
+def test_the_report_prints_the_table_and_the_json_holds_it():
+    run = run_of(*RECORDS)
+    text = "\n".join(wrapper_lines(run))
+    rows = [line.split() for line in text.splitlines()[4:]]
+    assert rows == [
+        [
+            "array-api:array_api_compat.torch",
+            "torch",
+            "promotion",
+            "mean",
+            "error",
+            "removed",
+            "torch-mean-needs-float",
+        ],
+        ["array-api:array_api_compat.torch", "torch", "promotion", "cumsum", "error", "added", "new"],
+    ], text
+    assert [c["change"] for c in json_report(run, Registry())["wrappers"]] == ["removed", "added"]
+
+
+def test_a_run_without_a_wrapper_has_no_table():
+    plain = [r for r in RECORDS if r["backend"] is TORCH]
+    assert wrapper_lines(run_of(*plain)) == []
+
+
+def test_a_wrapped_backend_survives_the_json_round_trip():
+    record = records.from_json(diverged(WRAPPER, "promotion", "add", "dtype"))
+    assert record.backend.wraps == records.Backend("torch", "torch", "2.13.0", {})
+    assert records.from_json(record.to_json()).backend == record.backend
+    assert "wraps" not in records.from_json(diverged(TORCH, "promotion", "add", "dtype")).to_json()["backend"]
+
+
+def replay(backend: dict, known: str, status: str) -> dict:
+    example = {"call": "mean(x0)", "inputs": {"x0": "np.array([1], dtype=np.int8)"}}
+    return (
+        common()
+        | {"record": "replay", "backend": backend, "op": "mean", "known": known, "status": status}
+        | {"example": example}
+    )
+
+
+def test_an_entry_of_the_framework_that_its_wrapper_does_not_show_is_removed_not_fixed(tmp_path):
+    reg = registry.load(
+        write(tmp_path, entry("torch-mean", "torch") + entry("own-mean", "array-api:array_api_compat.torch"))
+    )
+    run = run_of(
+        replay(TORCH, "torch-mean", "reproduced"),
+        replay(WRAPPER, "torch-mean", "fixed"),
+        replay(WRAPPER, "own-mean", "fixed"),
+    )
+    fixed = aggregate.fixed(map(aggregate.replayed, run.replays))
+    assert [(f.id, f.backend) for f in aggregate.removed_by_wrappers(fixed, run, reg)] == [
+        ("torch-mean", "array-api:array_api_compat.torch")
+    ]
+    text = summary_table(run, reg)
+    removed, fixed_part = text.split("removed by a wrapper")[1].split("fixed: ")
+    assert "torch-mean on array-api:array_api_compat.torch" in removed and "own-mean" not in removed
+    assert (
+        "own-mean: fixed in array-api:array_api_compat.torch" in fixed_part and "torch-mean" not in fixed_part
+    )
+    data = json_report(run, reg)
+    assert [f["id"] for f in data["removed_by_wrappers"]] == ["torch-mean"]
+    assert [f["id"] for f in data["fixed"]] == ["own-mean"]
