@@ -30,6 +30,7 @@ BUILTIN = {
     "torch": "compat.adapters.torch:TorchAdapter",
     "jax": "compat.adapters.jax:JaxAdapter",
     "tensorflow": "compat.adapters.tensorflow:TensorflowAdapter",
+    "dask": "compat.adapters.dask:DaskAdapter",
 }
 
 

@@ -25,6 +25,10 @@ def select(backends: str | None, adapter_paths: list[str]):
             missing[spec] = str(reason)
             absent.add(reason.backend)
             continue
+        if default_run:  # a backend the default run checks on a share of its examples, in some families
+            families = getattr(type(found[0]), "DEFAULT_RUN_FAMILIES", None)
+            for adapter in found if families else ():
+                adapter.share_families = families
         chosen += found
         if default_run:  # its share configs after the rest
             for label, families in type(found[0]).SHARE_CONFIGS.items():
@@ -40,6 +44,8 @@ def outside_config(adapter, family: str) -> str | None:
     families = adapter.share_families
     if families is None or family in families or family == "known":
         return None
+    if not adapter.label:  # a backend's own row, on a share in the default run (DEFAULT_RUN_FAMILIES)
+        return f"the default run checks {adapter.id} in {', '.join(families)} only"
     return f"config {adapter.label} changes only {', '.join(families)}"
 
 
