@@ -21,7 +21,7 @@ import zlib
 
 import numpy as np
 
-from compat.adapters.base import unsupported
+from compat.adapters.base import Adapter, unsupported
 from compat.adapters.namespace import NamespaceAdapter, standard_target
 from compat.core import ops
 
@@ -101,7 +101,7 @@ class DaskAdapter(NamespaceAdapter):
         return "dask"
 
     def version(self) -> str:
-        return super(NamespaceAdapter, self).version()
+        return Adapter.version(self)  # dask's, not array_api_compat's __version__
 
     def context(self, mode="eager"):
         import dask
