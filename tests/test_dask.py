@@ -73,3 +73,12 @@ def test_the_default_run_checks_dask_in_its_families_on_a_share():
     assert share_of(row, None, "eager", None, 0.05) < 1
     (explicit,) = select("dask", [])[0]  # named, every family on every example
     assert explicit.share_families is None and share_of(explicit, None, "eager", None, 0.05) == 1.0
+
+
+def test_no_row_imports_dask_arrays_by_dlpack():
+    """A Dask array has no __dlpack__: the interchange specs' producers leave Dask out."""
+    from compat.harness.xp import builtin_backends
+
+    chosen = select("numpy,dask", [])[0]
+    assert builtin_backends(chosen) == ("numpy",)
+    assert not hasattr(DaskAdapter().from_numpy(np.zeros(2), None), "__dlpack__")
