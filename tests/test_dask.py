@@ -12,6 +12,7 @@ from compat.adapters.dask import DaskAdapter, drawn_chunks
 from compat.core.case import Case
 from compat.harness.reproducer import reproducer
 from compat.harness.selection import outside_config, select, share_of
+from compat.harness.xp import builtin_backends
 
 pytest.importorskip("dask", reason="the Dask row needs dask")
 
@@ -77,8 +78,6 @@ def test_the_default_run_checks_dask_in_its_families_on_a_share():
 
 def test_no_row_imports_dask_arrays_by_dlpack():
     """A Dask array has no __dlpack__: the interchange specs' producers leave Dask out."""
-    from compat.harness.xp import builtin_backends
-
     chosen = select("numpy,dask", [])[0]
     assert builtin_backends(chosen) == ("numpy",)
     assert not hasattr(DaskAdapter().from_numpy(np.zeros(2), None), "__dlpack__")
