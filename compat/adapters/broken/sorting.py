@@ -1,4 +1,5 @@
-"""Searching and sorting faults: an order that breaks the standard's rule for NaN or ties."""
+"""Searching and sorting faults: an order that breaks the standard's rule for NaN or ties, a chunked
+(Dask) argmax that forgets its chunk's offset."""
 
 from __future__ import annotations
 

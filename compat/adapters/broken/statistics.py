@@ -1,5 +1,5 @@
 """Statistics faults: cumulative results that break the standard's include_initial, a NaN-ignoring
-mean that counts the NaNs it ignores."""
+mean that counts the NaNs it ignores, a chunked (Dask) cumulative sum that restarts at each chunk."""
 
 from __future__ import annotations
 
