@@ -31,6 +31,7 @@ BUILTIN = {
     "jax": "compat.adapters.jax:JaxAdapter",
     "tensorflow": "compat.adapters.tensorflow:TensorflowAdapter",
     "cupy": "compat.adapters.cupy:CupyAdapter",  # needs a CUDA device (issue 35)
+    "dask": "compat.adapters.dask:DaskAdapter",
 }
 
 

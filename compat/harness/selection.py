@@ -31,6 +31,10 @@ def select(backends: str | None, adapter_paths: list[str]):
             found[0].share_families = FAMILIES
             shared += found
             continue
+        if default_run:  # a backend the default run checks on a share of its examples, in some families
+            families = getattr(type(found[0]), "DEFAULT_RUN_FAMILIES", None)
+            for adapter in found if families else ():
+                adapter.share_families = families
         chosen += found
         if default_run:  # its share configs after the rest
             for label, families in type(found[0]).SHARE_CONFIGS.items():
@@ -41,12 +45,14 @@ def select(backends: str | None, adapter_paths: list[str]):
 
 
 def outside_config(adapter, family: str) -> str | None:
-    """Why a share config's row does not check a spec family (None: it does; a wrapper's row checks
-    every family). Its registry examples
-    it replays whatever their family (compat/specs/known.py): an entry of the config is checked."""
+    """Why a share row does not check a spec family (None: it does; a wrapper's row checks every
+    family). Its registry examples it replays whatever their family (compat/specs/known.py): an
+    entry of the config is checked."""
     families = adapter.share_families
     if families is None or family in families or family == "known":
         return None
+    if not adapter.label:  # a backend's own row, on a share in the default run (DEFAULT_RUN_FAMILIES)
+        return f"the default run checks {adapter.id} in {', '.join(families)} only"
     return f"config {adapter.label} changes only {', '.join(families)}"
 
 

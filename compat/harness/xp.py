@@ -68,7 +68,8 @@ def pytest_generate_tests(metafunc):
 def builtin_backends(session_adapters) -> tuple[str, ...]:
     """compat's built-in backends among the session's adapters: the producers whose arrays every
     row imports (interchange), besides its own (a broken adapter's arrays go to itself only,
-    so that its control row never meets its fault)."""
+    so that its control row never meets its fault); not those whose arrays have no DLPack export
+    (an adapter's ``exports_dlpack = False``: Dask's, a divergence of its own row)."""
     builtin = adapters.registered()
     return tuple(
         sorted(
@@ -76,6 +77,7 @@ def builtin_backends(session_adapters) -> tuple[str, ...]:
                 a.name
                 for a in session_adapters
                 if builtin.get(a.name) == f"{type(a).__module__}:{type(a).__qualname__}"
+                and getattr(a, "exports_dlpack", True)
             }
         )
     )

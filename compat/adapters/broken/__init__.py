@@ -9,7 +9,8 @@ first, a CPU fallback that leaves its result on the CPU), for every input the ru
 covers, not for the inputs some spec happens to draw. Each class names its
 ``family``: the specs that state the rule it breaks (``compat/specs/<family>.py``).
 The NumPy-based ones need nothing but NumPy; the gradient and placement ones are
-PyTorch's adapter (placement: on compat's reference ``apu`` device) and need torch.
+PyTorch's adapter (placement: on compat's reference ``apu`` device) and need torch; the chunked
+ones (a Dask chunk's result without what crosses its boundary) are Dask's adapter and need dask.
 """
 
 from __future__ import annotations
@@ -74,7 +75,7 @@ from compat.adapters.broken.promotion import (
     ZeroDimArraysPromoteLikeScalars,
 )
 from compat.adapters.broken.sets import UniqueKeepsSignedZerosApart
-from compat.adapters.broken.sorting import ArgmaxLastOfTies, SortPutsNanFirst
+from compat.adapters.broken.sorting import ArgmaxLastOfTies, ArgmaxWithinChunk, SortPutsNanFirst
 from compat.adapters.broken.special_cases import (
     Atan2OfZeroAndNegativeZero,
     CopysignIgnoresNegativeZero,
@@ -83,7 +84,11 @@ from compat.adapters.broken.special_cases import (
     RemainderByInfinityIsNan,
     RoundOfSmallNegativeIsPositiveZero,
 )
-from compat.adapters.broken.statistics import CumsumInitialDropsLast, NanmeanCountsTheNans
+from compat.adapters.broken.statistics import (
+    CumsumInitialDropsLast,
+    CumulativeSumRestartsAtChunks,
+    NanmeanCountsTheNans,
+)
 
 FAULTS = (
     Int8Uint8PromotesToInt8,
@@ -119,6 +124,8 @@ FAULTS = (
     UniqueKeepsSignedZerosApart,
     CumsumInitialDropsLast,
     NanmeanCountsTheNans,
+    CumulativeSumRestartsAtChunks,
+    ArgmaxWithinChunk,
     OrthoFftUnscaled,
     InPlaceRemainderKeepsDividendSign,
     IndexAcceptsFloat,

@@ -1,10 +1,12 @@
-"""Searching and sorting faults: an order that breaks the standard's rule for NaN or ties."""
+"""Searching and sorting faults: an order that breaks the standard's rule for NaN or ties, a chunked
+(Dask) argmax that forgets its chunk's offset."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from compat.adapters.broken.base import Catch, ResultFault
+from compat.adapters.dask import DaskAdapter, drawn_chunks
 
 
 class SortPutsNanFirst(ResultFault):
@@ -44,3 +46,29 @@ class ArgmaxLastOfTies(ResultFault):
         backwards = np.argmax(np.flip(lanes, axis=along), axis=along, keepdims=True)
         last = lanes.shape[along] - 1 - backwards
         return last.reshape(values.shape)
+
+
+def within_chunk_argmax(x, /, *, axis=None, keepdims=False):
+    """argmax over the drawn chunks that keeps the winning chunk's own index of its largest
+    element: the offset of that chunk along the axis is never added."""
+    import dask.array as da
+
+    values = np.asarray(x)
+    lanes = values.reshape(-1) if axis is None else values
+    along = 0 if axis is None else axis % values.ndim
+    starts = np.concatenate([[0], np.cumsum(drawn_chunks(lanes)[along])[:-1]])
+    index = np.argmax(lanes, axis=along, keepdims=keepdims)
+    within = index - starts[np.searchsorted(starts, index, side="right") - 1]
+    if axis is None and keepdims:
+        within = within.reshape((1,) * values.ndim)
+    return da.from_array(within)
+
+
+class ArgmaxWithinChunk(DaskAdapter):
+    """argmax of a chunked array gives the index of the largest element within its chunk, not
+    within the array (the chunk's offset along the axis left out)."""
+
+    name = "broken_chunked_argmax"
+    family = "sorting"
+    catch = Catch("test_argmax_and_argmin_take_the_first_of_ties", "argmax", "value")
+    OPS = {**DaskAdapter.OPS, "argmax": within_chunk_argmax}
