@@ -39,7 +39,7 @@ class AbortsOnNegativeInts(NumpyAdapter):
     def fatal(args):
         return any(isinstance(a, int) and a < 0 for a in args)
 
-    def isolate(self, op, args, mode="eager"):
+    def isolate(self, op, args, mode="eager", device=None):
         return self.fatal(args)
 
     def call(self, op, args, kwargs=None, device=None):
@@ -61,7 +61,7 @@ class EagerAbortsOnNegativeInts(AbortsOnNegativeInts):
     name = "eager_aborts_on_negative_ints"
     MODES, DEFAULT_MODES = {"eager": "op by op", "traced": "NumPy, traced"}, ("traced",)
 
-    def isolate(self, op, args, mode="eager"):
+    def isolate(self, op, args, mode="eager", device=None):
         return mode == "eager" and self.fatal(args)
 
     def call(self, op, args, kwargs=None, device=None, mode="eager"):

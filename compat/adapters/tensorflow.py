@@ -246,7 +246,7 @@ class TensorflowAdapter(Adapter):
             return value.is_fully_defined()
         return super().is_shape(value)
 
-    def isolate(self, op, args, mode="eager"):
+    def isolate(self, op, args, mode="eager", device=None):
         # XLA's FloorDiv of complex operands aborts the process now and then (x //= 1j on float32:
         # tf-xla-complex-floor-divide-computes); its integer FloorDiv and FloorMod with the dtype's
         # minimum among the operands were once seen to trap (SIGFPE), not reproduced on 2.21: a
