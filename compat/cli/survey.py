@@ -11,7 +11,7 @@ import sys
 from compat.cli.common import shown_report
 from compat.harness.plugin import DEFAULT_RESULTS
 from compat.specs import DIRECTORY as SPECS
-from compat.specs import ROOTDIR
+from compat.specs import report_options
 
 HELP = (
     "explore: run every spec on the installed backends under a fresh seed and "
@@ -67,17 +67,9 @@ def run(args) -> int:
         "-m",
         "pytest",
         SPECS,
-        "--rootdir",
-        ROOTDIR,
-        "-p",
-        "no:cacheprovider",  # it would land in ROOTDIR: site-packages
+        *report_options(args.results),
         "-n",
         args.workers,
-        "-q",
-        "--compat-mode",
-        "report",
-        "--compat-results",
-        args.results,
         "--hypothesis-seed",
         str(seed),
     ]

@@ -32,7 +32,7 @@ import pytest
 from compat import adapters
 from compat.harness.checker import Checker
 from compat.specs import DIRECTORY as SPECS
-from compat.specs import ROOTDIR
+from compat.specs import report_options
 
 
 class Meter:
@@ -72,20 +72,12 @@ def measure(name: str) -> list[tuple]:
         status = pytest.main(
             [
                 SPECS,
-                "--rootdir",
-                ROOTDIR,
-                "-q",
+                *report_options(results),
                 "-p",
                 "no:xdist",
                 "--no-compat-supervisor",
-                "-p",
-                "no:cacheprovider",
                 "-W",
                 "ignore::pytest.PytestAssertRewriteWarning",
-                "--compat-mode",
-                "report",
-                "--compat-results",
-                results,
                 "--backends",
                 name,
             ],

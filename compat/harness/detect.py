@@ -41,7 +41,7 @@ from compat.adapters import AdapterError, BackendMissing, namespace
 from compat.results import records
 from compat.results.report import table
 from compat.specs import DIRECTORY as SPECS
-from compat.specs import FAMILIES, ROOTDIR
+from compat.specs import FAMILIES, report_options
 
 BROKEN = "compat.adapters.broken"
 # per family: what else its runs need (gradients: the default device only; placement:
@@ -145,19 +145,11 @@ def run_family(
         "-m",
         "pytest",
         str(Path(SPECS) / f"{family}.py"),
-        "--rootdir",
-        ROOTDIR,
-        "-q",
-        "-p",
-        "no:cacheprovider",
+        *report_options(results),
         "--backends",
         ",".join([base, *besides(faults)]),
         *(f"--adapter={f.path}" for f in faults),
         *FAMILY_OPTIONS.get(family, EAGER_ONLY),
-        "--compat-mode",
-        "report",
-        "--compat-results",
-        str(results),
         "--compat-registry",
         str(registry),
         "--hypothesis-profile",

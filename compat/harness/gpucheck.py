@@ -33,7 +33,7 @@ from compat.core.row import Row
 from compat.devices import cuda
 from compat.results import records
 from compat.specs import DIRECTORY as SPECS
-from compat.specs import ROOTDIR
+from compat.specs import report_options
 
 GRACE = 45.0  # seconds an interrupted pytest run has to stop and describe itself before it is killed
 SUMMARY_TIME = 20.0  # seconds kept back from the deadline for the summary
@@ -101,15 +101,7 @@ def command(name: str, arguments: list[str], out: Path) -> list[str]:
         "-m",
         "pytest",
         SPECS,
-        "--rootdir",
-        ROOTDIR,
-        "-p",
-        "no:cacheprovider",
-        "-q",
-        "--compat-mode",
-        "report",
-        "--compat-results",
-        str(out),
+        *report_options(out),
         "--modes",
         "none",  # the devices' kernels, eager: compiled modes are their CPU rows' business
         f"--junitxml={out / f'junit-{name}.xml'}",

@@ -32,7 +32,7 @@ from compat.core.row import Row
 from compat.results import records
 from compat.results.report import table
 from compat.specs import DIRECTORY as SPECS
-from compat.specs import ROOTDIR
+from compat.specs import report_options
 
 
 @dataclass
@@ -106,11 +106,7 @@ def run_faults(
         sys.executable,
         "-m",
         "pytest",
-        "-q",
-        "--rootdir",
-        ROOTDIR,
-        "-p",
-        "no:cacheprovider",
+        *report_options(results),
         "-n",
         "1" if fatal else workers,
         "--backends",
@@ -118,10 +114,6 @@ def run_faults(
         "--device",
         f"{adapter.id}:{device}",
         "--only-devices",
-        "--compat-mode",
-        "report",
-        "--compat-results",
-        str(results),
         "--hypothesis-profile",
         "selftest",
         "--hypothesis-seed",

@@ -30,3 +30,19 @@ FAMILIES = (
 # that holds the package (the checkout, or site-packages), so that node ids read
 # compat/specs/x.py::... installed or not
 ROOTDIR = str(Path(__file__).resolve().parents[2])
+
+
+def report_options(results) -> list[str]:
+    """pytest's options of a run of compat's specs from any directory (node ids read
+    compat/specs/..., no cache left in ROOTDIR), quiet, recording without failing into ``results``."""
+    return [
+        "--rootdir",
+        ROOTDIR,
+        "-p",
+        "no:cacheprovider",
+        "-q",
+        "--compat-mode",
+        "report",
+        "--compat-results",
+        str(results),
+    ]
