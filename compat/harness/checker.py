@@ -296,9 +296,8 @@ class Checker:
             if not entry.applies_to(self.backend_info):
                 continue
             for example in entry.examples:
-                if example.family == family and replays_here(example, self):
+                if example.family == family and (case := replayable_case(example, self)) is not None:
                     before = ledger.matched[entry.id]
-                    case = example.case()
                     self.replay(case, example.question())
                     status = "reproduced" if ledger.matched[entry.id] > before else "fixed"
                     ledger.replays.append((entry.id, case, status))
@@ -312,17 +311,15 @@ class Checker:
             replayed(self, case, question)
 
 
-def replays_here(example: Example, checker: Checker) -> bool:
-    """An example replays on the backends and device it names, where the backend has its
-    operation (torch's examples of from_dlpack_onto do not replay on array_api_compat.torch,
+def replayable_case(example: Example, checker: Checker) -> Case | None:
+    """The example's case where it replays: on the backends and device it names, where the backend
+    has its operation (torch's examples of from_dlpack_onto do not replay on array_api_compat.torch,
     which has none: nothing there could reproduce them, nor show them fixed) and every backend
-    whose exported array it imports is installed."""
+    whose exported array it imports is installed; else None."""
+    if not example.replays_on(checker.backend_info, checker.device):
+        return None  # before the case is parsed: most examples are another backend's or device's
     case = example.case()
-    return (
-        example.replays_on(checker.backend_info, checker.device)
-        and checker.backend.unsupported(case.op) is None
-        and producers_installed(case)
-    )
+    return case if checker.backend.unsupported(case.op) is None and producers_installed(case) else None
 
 
 def producers_installed(case: Case) -> bool:
