@@ -33,6 +33,7 @@ from compat.harness.checker import Session, backend_info
 from compat.harness.isolation import Isolation
 from compat.harness.selection import (
     beside_once,
+    family_lines,
     fraction,
     gradient_reference,
     of_missing_backend,
@@ -556,11 +557,10 @@ def pytest_report_header(config):
 
 
 def skipped_lines(compat: CompatSession) -> list[str]:
-    """A line per backend that is not installed and per device that cannot run, with the reason."""
+    """A line per backend not installed and device that cannot run, with the reason; and the rows of some families."""
     lines = [f"compat: skipping {spec}: {reason}" for spec, reason in compat.missing.items()]
-    return lines + [
-        f"compat: skipping {Row.of(b, device=d)}: {why}" for (b, d), why in compat.unavailable.items()
-    ]
+    lines += [f"compat: skipping {Row.of(b, device=d)}: {why}" for (b, d), why in compat.unavailable.items()]
+    return lines + family_lines(compat.adapters)
 
 
 def examples_line(config) -> str:

@@ -56,6 +56,14 @@ def outside_config(adapter, family: str) -> str | None:
     return f"config {adapter.label} changes only {', '.join(families)}"
 
 
+def family_lines(chosen: list) -> list[str]:
+    """The header's line of the rows that check some spec families only (not collected in the others)."""
+    parts = [
+        f"{a.id} in {', '.join(a.share_families)}" for a in chosen if a.share_families not in (None, FAMILIES)
+    ]
+    return ["compat: rows checked in some families only: " + "; ".join(parts)] if parts else []
+
+
 GRADIENT_REFERENCES = (
     "torch",
     "jax",
