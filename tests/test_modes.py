@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from compat.adapters import load_adapter
-from compat.adapters.base import traced_call
+from compat.adapters.tracing import traced_call
 from compat.results import records, store
 from tests.helpers import divergence_record, output, run, run_pytest, run_reproducer
 

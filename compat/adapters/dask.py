@@ -126,7 +126,7 @@ class DaskAdapter(NamespaceAdapter):
             return super().compile(mode, function)
         return function  # its operands were split into chunks as they were made (from_numpy)
 
-    def mode_notes(self, case, mode) -> list[str]:
+    def mode_notes(self, case, mode: str) -> list[str]:
         """What the reproducer of a call in ``mode`` says of its operands: the chunks of each."""
         return [
             f"{mode}: {name} in chunks {drawn_chunks(array)} (compat.adapters.dask.drawn_chunks({name}))"

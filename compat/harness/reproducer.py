@@ -108,9 +108,8 @@ def reproducer(
         lines += [scope, "    " + show] if scope else [show]
     if not native:
         lines.append(f"backend = load_adapter({backend.selector!r})")
-        notes = getattr(backend, "mode_notes", None)  # what a mode does to the operands (Dask's chunks)
-        if notes is not None and mode != "eager":
-            lines += [f"# {note}" for note in notes(case, mode)]
+        if mode != "eager":  # what a mode does to the operands (Dask's chunks)
+            lines += [f"# {note}" for note in backend.mode_notes(case, mode)]
         if case.program is not None:
             lines.append(f"device = {device!r}")
             lines.append(case.program.source(None, "f"))

@@ -32,7 +32,7 @@ def select(backends: str | None, adapter_paths: list[str]):
             shared += found
             continue
         if default_run:  # a backend the default run checks on a share of its examples, in some families
-            families = getattr(type(found[0]), "DEFAULT_RUN_FAMILIES", None)
+            families = type(found[0]).DEFAULT_RUN_FAMILIES
             for adapter in found if families else ():
                 adapter.share_families = families
         chosen += found

@@ -76,8 +76,7 @@ def builtin_backends(session_adapters) -> tuple[str, ...]:
             {
                 a.name
                 for a in session_adapters
-                if builtin.get(a.name) == f"{type(a).__module__}:{type(a).__qualname__}"
-                and getattr(a, "exports_dlpack", True)
+                if builtin.get(a.name) == f"{type(a).__module__}:{type(a).__qualname__}" and a.exports_dlpack
             }
         )
     )
