@@ -23,8 +23,7 @@ import re
 import numpy as np
 
 from compat.adapters.base import Adapter, BackendMissing, unsupported
-from compat.adapters.namespace import INSPECTION, QUESTIONS, NamespaceAdapter, standard_target
-from compat.core import ops
+from compat.adapters.namespace import INSPECTION, QUESTIONS, NamespaceAdapter, standard_ops
 from compat.devices import cuda
 
 DOTTED = re.compile(r"xp(\.\w+)+")
@@ -72,7 +71,7 @@ class CupyAdapter(NamespaceAdapter):
     requires = "cupy"
     module = "cupy"
     imports = {"np": "numpy", "xp": "cupy"}
-    OPS = {op.name: standard_target(op) for op in ops.TABLE if op.python is None}
+    OPS = standard_ops()
     reference_device = "cuda:0"
 
     @classmethod
