@@ -166,6 +166,37 @@ def test_a_functions_gradient_program_differentiates_its_float_arrays_only():
             programs.weighted_sum("take", args, kwargs, cotangent)
 
 
+def shifted_inverse_sums(a):
+    """Column sums of inv(a + 4 I): LAPACK's inverse, which NumPy has in float64, not in long double."""
+    from array_api_compat import array_namespace
+
+    xp = array_namespace(a)
+    return xp.sum(xp.linalg.inv(a + 4 * xp.eye(a.shape[0], dtype=a.dtype)), axis=0)
+
+
+def positive(x):
+    return x > 0
+
+
+def test_a_function_the_finite_differences_cannot_run_says_so_and_is_no_divergence():
+    """A function that refuses long double arrays has no finite-difference gradient: the row counts
+    grad unsupported with that reason (its values are still checked), not an error divergence; a
+    function without a real floating result has no gradient to ask for."""
+    pytest.importorskip("torch")
+    from compat.adapters import load_adapter
+    from compat.harness.checker import Checker, Session
+    from compat.results.registry import load
+
+    torch = Checker(load_adapter("torch"), "own", "spec", Session(load_adapter("numpy"), load(None)))
+    torch.check_function(shifted_inverse_sums, np.eye(2) / 2, ulps=64, grad=True)
+    assert "long double" in torch.ledger.unsupported["grad"] and not torch.ledger.seen, (
+        torch.ledger.unsupported
+    )
+    assert torch.ledger.cases == {"tests.test_own_functions.shifted_inverse_sums": 1}
+    with pytest.raises(TypeError, match="real floating array result"):
+        torch.check_function(positive, np.ones(2), grad=True)
+
+
 def test_no_array_namespace_is_said_exactly_of_the_backends_whose_arrays_it_refuses():
     """Adapter.no_array_namespace (users' functions skipped, with it) holds where array_api_compat's
     array_namespace refuses the backend's arrays, and only there."""

@@ -171,13 +171,22 @@ def function_answer(
     return answer
 
 
+def wide(value):
+    """A real floating array in long double, as the finite differences compute; anything else as it is."""
+    return value.astype(np.longdouble) if isinstance(value, np.ndarray) and value.dtype.kind == "f" else value
+
+
 def function_gradient(checker: Checker, case: Case) -> None:
     """The gradient of ``sum(function(*args, **kwargs) * c)`` with respect to the function's real
     floating array arguments, ``c`` a cotangent of NumPy's result (its shape and dtype, elements
     +-[0.5, 2] from the session's seed), checked as the gradient spec checks its programs
     (``Checker.check_gradient``: against finite differences on NumPy and the gradient reference
     framework, within their tolerance); a row without autodiff counts ``grad`` unsupported, with
-    its reason. Nothing is differentiated where NumPy's call raised (the value check judged that)."""
+    its reason, and so does one whose function refuses the long double arrays the finite differences
+    compute on (LAPACK has none: np.linalg raises). Nothing is differentiated where NumPy's call
+    raised (the value check judged that)."""
+    if checker.ledger.declared_unsupported("grad") is not None:  # the row's own reason, counted
+        return
     expected = checker.numpy.outcome(case)
     if expected.raised:
         return
@@ -185,6 +194,13 @@ def function_gradient(checker: Checker, case: Case) -> None:
         raise TypeError(
             f"{case.op}: a gradient needs a real floating array result, not {expected.describe()}"
         )
+    try:
+        ops.get(case.op).python(*(wide(a) for a in case.args), **case.kwargs)
+    except Exception as error:  # whatever it raises is the reason
+        checker.ledger.unsupported["grad"] = (
+            f"the finite differences' {case.op} refuses long double arrays ({type(error).__name__}: {error})"
+        )
+        return
     rng = np.random.default_rng(checker.session.seed)
     shape = expected.values.shape
     cotangent = (rng.uniform(0.5, 2, shape) * rng.choice([-1.0, 1.0], shape)).astype(expected.values.dtype)
