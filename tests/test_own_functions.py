@@ -1,7 +1,9 @@
 """A library's own function checked on every row (xp.check_function): the README's example runs as
-written: the correct function shows no divergence on any row, and a planted bug (a constant without
-dtype=, float64 in NumPy and float32 in torch) is a new divergence whose reproducer calls the
-library's function."""
+written, with the user guide's gradient example added to it: the correct functions show no
+divergence on any row, and a planted bug in each is a new divergence whose reproducer calls the
+library's function: a constant without dtype= (float64 in NumPy, float32 in torch) in the values, and
+a normaliser snapped to a grid (autodiff loses its term; the value check, of the function against
+itself on NumPy, cannot see it) in the gradient."""
 
 from __future__ import annotations
 
@@ -9,8 +11,10 @@ import re
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
+from compat.core import programs
 from compat.results import records
 from tests.helpers import REPO, Jobs, output, run_pytest
 
@@ -18,23 +22,35 @@ pytestmark = pytest.mark.xdist_group("own-functions")  # one worker: the module'
 
 CORRECT = "return e / xp.sum(e, axis=axis, keepdims=True)"
 PLANTED = "return e * (xp.asarray(1.0) / xp.sum(e, axis=axis, keepdims=True))"
+SNAPPED = "s = xp.round(s * 2**20) / 2**20"  # the guide's planted gradient bug
+GRADIENT_CORRECT = "    return xp.squeeze(m + xp.log(s), axis=axis)"
 BACKENDS = "numpy,torch,jax"  # TensorFlow's rows skip (see the last test): its import is seconds
+DIFFERENTIATING = {"torch", "torch~compile", "torch@apu:0", "jax[x64]", "jax[x64]~jit", "jax[x32]"}
+
+
+def example_file(name: str, page: str = "README.md") -> str:
+    """A file of the own-functions example, exactly as written on ``page``."""
+    block = re.search(rf"```python\n(# {re.escape(name)}\n.*?)```", (REPO / page).read_text(), re.S)
+    assert block, f"{page} has no {name} example"
+    return block.group(1)
 
 
 def readme_file(name: str) -> str:
-    """A file of the README's own-functions example, exactly as written there."""
-    block = re.search(rf"```python\n(# {re.escape(name)}\n.*?)```", (REPO / "README.md").read_text(), re.S)
-    assert block, f"the README has no {name} example"
-    return block.group(1)
+    """The README's file, with the user guide's continuation (its gradient example) appended."""
+    return example_file(name) + "\n\n" + example_file(f"{name}, continued", "docs/guide.md")
 
 
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory):
     """The README's test file against the correct library and against the planted bug, together."""
     library = readme_file("mylib.py")
-    assert CORRECT in library
+    assert CORRECT in library and GRADIENT_CORRECT in library
+    assert SNAPPED in (REPO / "docs" / "guide.md").read_text()
+    planted = library.replace(CORRECT, PLANTED).replace(
+        GRADIENT_CORRECT, f"    {SNAPPED}\n{GRADIENT_CORRECT}"
+    )
     jobs = {}
-    for name, source in (("correct", library), ("planted", library.replace(CORRECT, PLANTED))):
+    for name, source in (("correct", library), ("planted", planted)):
         here = tmp_path_factory.mktemp(name)
         (here / "mylib.py").write_text(source)
         (here / "test_mylib.py").write_text(readme_file("test_mylib.py"))
@@ -56,21 +72,40 @@ def divergences(here) -> list[records.Divergence]:
     return [d for run in records.load(here / "results").runs.values() for d in run.divergences]
 
 
+def passed(text: str) -> dict[str, set[str]]:
+    """Test -> the rows it passed on, from ``-rA``'s summary."""
+    rows: dict[str, set[str]] = {}
+    for line in text.splitlines():
+        if line.startswith("PASSED"):
+            test, row = line.split("::", 1)[1].split("[", 1)
+            rows.setdefault(test, set()).add(row[:-1])
+    return rows
+
+
 def test_the_correct_function_agrees_on_every_row(runs):
     here, process = runs["correct"]
     text = output(process)
     assert process.returncode == 0, text
-    passed = {line.split("[", 1)[1][:-1] for line in text.splitlines() if line.startswith("PASSED")}
-    assert {
-        "numpy",
-        "torch",
-        "torch~compile",
-        "torch@apu:0",
-        "jax[x64]",
-        "jax[x64]~jit",
-        "jax[x32]",
-    } <= passed, text
+    rows = passed(text)
+    assert {"numpy", *DIFFERENTIATING} <= rows["test_softmax"], text
+    assert rows["test_logsumexp"] == rows["test_softmax"], text
     assert [d for d in divergences(here) if d.status == "new"] == []
+
+
+def test_the_gradient_is_checked_on_every_row_with_autodiff_and_said_unsupported_on_the_others(runs):
+    """grad=True: a gradient per example on every row but NumPy's, whose record says why it has none."""
+    from compat.adapters.numpy import NumpyAdapter
+
+    here, _ = runs["correct"]
+    checks = [c for run in records.load(here / "results").runs.values() for c in run.checks]
+    checks = [c for c in checks if c.spec_name == "test_logsumexp"]
+    differentiated = {c.where for c in checks if c.cases.get("grad", 0) > 0}
+    assert differentiated >= DIFFERENTIATING and "numpy" not in differentiated, checks
+    assert differentiated == {c.where for c in checks} - {"numpy"}
+    (numpy,) = [c for c in checks if c.where == "numpy"]
+    assert (
+        numpy.unsupported == {"grad": NumpyAdapter().unsupported("grad")} and numpy.cases["mylib.logsumexp"]
+    )
 
 
 def test_a_planted_bug_is_a_new_divergence_whose_reproducer_calls_the_function(runs):
@@ -78,14 +113,88 @@ def test_a_planted_bug_is_a_new_divergence_whose_reproducer_calls_the_function(r
     text = output(process)
     assert process.returncode == 1, text
     new = [d for d in divergences(here) if d.status == "new"]
-    torch = [d for d in new if d.backend.row == "torch"]
-    assert torch and torch[0].op == "mylib.softmax" and torch[0].kind == "dtype", new
+    torch = [d for d in new if d.backend.row == "torch" and d.op == "mylib.softmax"]
+    assert torch and torch[0].kind == "dtype", new
     assert (torch[0].signature["expected"], torch[0].signature["actual"]) == ("float64", "float32")
     assert "import mylib" in torch[0].reproducer and "mylib.softmax(torch.asarray(x0)" in torch[0].reproducer
     shown = subprocess.run(
         [sys.executable, "-c", torch[0].reproducer], cwd=here, capture_output=True, text=True, timeout=120
     )
     assert "numpy" in shown.stdout and "float64" in shown.stdout and "torch.float32" in shown.stdout, shown
+
+
+def test_a_planted_gradient_bug_is_a_new_gradient_divergence_the_values_do_not_show(runs):
+    """The snapped normaliser: logsumexp's values agree with NumPy's on every row; its gradient on
+    torch is a new divergence from the finite differences, whose reproducer calls mylib.logsumexp
+    with torch's autodiff and shows the two gradients apart."""
+    here, _ = runs["planted"]
+    new = [d for d in divergences(here) if d.status == "new"]
+    assert not [d for d in new if d.op == "mylib.logsumexp"], new
+    grads = [
+        d for d in new if d.backend.row == "torch" and d.op == "grad" and d.spec_name == "test_logsumexp"
+    ]
+    assert grads and {(d.kind, d.reference) for d in grads} == {("value", "numpy-fd")}, new
+    record = grads[0]
+    assert "mylib.logsumexp(x0, axis=1)" in record.example["inputs"]["f"]
+    assert "import mylib" in record.reproducer and "torch.autograd.grad" in record.reproducer
+    shown = subprocess.run(
+        [sys.executable, "-c", record.reproducer], cwd=here, capture_output=True, text=True, timeout=120
+    )
+    lines = {line.split(" ", 1)[0]: line for line in shown.stdout.splitlines()}
+    fd, autodiff = (
+        np.array(re.findall(r"-?\d+\.\d*", lines[side])[1:], float) for side in ("numpy-fd", "torch")
+    )
+    assert fd.shape == autodiff.shape and not np.allclose(fd, autodiff, atol=0.01), shown
+
+
+def test_a_functions_gradient_program_differentiates_its_float_arrays_only():
+    """programs.weighted_sum: the leading float arrays are the inputs, other arrays constants, the
+    rest parameters; its gradient is the cotangent's (finite differences: take's is a scatter)."""
+    from compat.adapters.numpy_fd import FiniteDifferences
+
+    x, index, cotangent = np.array([1.0, 2.0, 3.0]), np.array([0, 2]), np.array([0.5, -2.0])
+    program = programs.weighted_sum("take", (x, index), {"axis": 0}, cotangent)
+    assert (
+        program.inputs == (x,)
+        and program.numpy_lambda() == "lambda x0: np.sum(np.multiply(np.take(x0, c0, axis=0), c1))"
+    )
+    fd = FiniteDifferences()
+    (gradient,) = fd.call("grad", (program.bind(fd), x)).parts
+    np.testing.assert_allclose(gradient.values, [0.5, 0.0, -2.0], atol=1e-9)
+    for args, kwargs in (((index,), {}), ((x, 2, index), {}), ((x,), {"weights": x})):
+        with pytest.raises(TypeError):
+            programs.weighted_sum("take", args, kwargs, cotangent)
+
+
+def shifted_inverse_sums(a):
+    """Column sums of inv(a + 4 I): LAPACK's inverse, which NumPy has in float64, not in long double."""
+    from array_api_compat import array_namespace
+
+    xp = array_namespace(a)
+    return xp.sum(xp.linalg.inv(a + 4 * xp.eye(a.shape[0], dtype=a.dtype)), axis=0)
+
+
+def positive(x):
+    return x > 0
+
+
+def test_a_function_the_finite_differences_cannot_run_says_so_and_is_no_divergence():
+    """A function that refuses long double arrays has no finite-difference gradient: the row counts
+    grad unsupported with that reason (its values are still checked), not an error divergence; a
+    function without a real floating result has no gradient to ask for."""
+    pytest.importorskip("torch")
+    from compat.adapters import load_adapter
+    from compat.harness.checker import Checker, Session
+    from compat.results.registry import load
+
+    torch = Checker(load_adapter("torch"), "own", "spec", Session(load_adapter("numpy"), load(None)))
+    torch.check_function(shifted_inverse_sums, np.eye(2) / 2, ulps=64, grad=True)
+    assert "long double" in torch.ledger.unsupported["grad"] and not torch.ledger.seen, (
+        torch.ledger.unsupported
+    )
+    assert torch.ledger.cases == {"tests.test_own_functions.shifted_inverse_sums": 1}
+    with pytest.raises(TypeError, match="real floating array result"):
+        torch.check_function(positive, np.ones(2), grad=True)
 
 
 def test_no_array_namespace_is_said_exactly_of_the_backends_whose_arrays_it_refuses():

@@ -107,6 +107,7 @@ def declare_function(function: Callable, ulps: float, terms: Callable | None = N
         str(inspect.signature(function)),
         "user",
         about or "a user's function",
+        numpy=name,  # on NumPy's arrays it is called as it is (a gradient program's record spells it so)
         python=function,
         accuracy=ulps,
         terms=terms,

@@ -92,6 +92,31 @@ class Program:
         return {f"c{i}": array_source(c) for i, c in enumerate(self.constants)}
 
 
+def weighted_sum(op: str, args: tuple, kwargs: dict, cotangent: np.ndarray) -> Program:
+    """``sum(op(*args, **kwargs) * cotangent)`` as a program of ``op``'s real floating array
+    arguments (its inputs, differentiated); its other arrays are constants, its other values
+    parameters after the arrays (a user's function: ``xp.check_function(..., grad=True)``).
+    The cotangent makes the gradient a generic vector-Jacobian product, as the gradient programs'
+    weights do (the sum of a softmax is 1 whatever its inputs: its gradient would be zero)."""
+    arrays = [i for i, a in enumerate(args) if isinstance(a, np.ndarray)]
+    if arrays != list(range(len(arrays))) or any(isinstance(v, np.ndarray) for v in kwargs.values()):
+        raise TypeError(f"{op}: a gradient takes the arrays as the leading positional arguments")
+    inputs = tuple(args[i] for i in arrays if args[i].dtype.kind == "f")
+    if not inputs:
+        raise TypeError(f"{op}: a gradient needs a real floating array argument")
+    constants: list[np.ndarray] = []
+    leaves: list[Node] = []
+    for i in arrays:
+        if args[i].dtype.kind == "f":
+            leaves.append(Node("input", slot=sum(a.dtype.kind == "f" for a in args[:i])))
+        else:
+            leaves.append(Node("const", slot=len(constants)))
+            constants.append(args[i])
+    call = Node(op, tuple(leaves), tuple(args[len(arrays) :]), tuple(kwargs.items()))
+    weights = Node("const", slot=len(constants))
+    return Program(Node("sum", (Node("multiply", (call, weights)),)), inputs, (*constants, cotangent))
+
+
 class BoundProgram:
     """A program bound to an adapter: callable on backend arrays. Its constants become backend
     arrays when ``prepare`` is called (the adapter converts a call's arguments inside its config

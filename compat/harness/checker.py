@@ -13,7 +13,7 @@ import pytest
 
 from compat import adapters
 from compat.adapters import Adapter
-from compat.core import ops, special_cases
+from compat.core import ops, programs, special_cases
 from compat.core.case import Case
 from compat.core.outcome import Outcome
 from compat.core.programs import Program
@@ -149,15 +149,63 @@ def alike(
 
 
 def function_answer(
-    checker: Checker, function: Callable, *args, ulps: float = 4.0, terms: Callable | None = None, **kwargs
+    checker: Checker,
+    function: Callable,
+    *args,
+    ulps: float = 4.0,
+    terms: Callable | None = None,
+    grad: bool = False,
+    **kwargs,
 ) -> Outcome:
     """``xp.check_function``: a user's own function, written against the standard
     (``xp = array_namespace(x)``), run on the backend's arrays and compared with the same function
     run on NumPy's, within the ``ulps`` its author declares (and ``eps * terms``, where ``terms``
-    gives an accumulation's sum of |terms| per result and their number: compat.core.operation.Op)."""
+    gives an accumulation's sum of |terms| per result and their number: compat.core.operation.Op).
+    With ``grad``, also its gradient (``function_gradient``)."""
     if checker.backend.no_array_namespace:  # a function written against the standard cannot run there
         pytest.skip(f"{checker.backend.id}: {checker.backend.no_array_namespace}")
-    return checker._judged(Case(ops.declare_function(function, ulps, terms), args, kwargs))
+    case = Case(ops.declare_function(function, ulps, terms), args, kwargs)
+    answer = checker._judged(case)
+    if grad:
+        function_gradient(checker, case)
+    return answer
+
+
+def wide(value):
+    """A real floating array in long double, as the finite differences compute; anything else as it is."""
+    return value.astype(np.longdouble) if isinstance(value, np.ndarray) and value.dtype.kind == "f" else value
+
+
+def function_gradient(checker: Checker, case: Case) -> None:
+    """The gradient of ``sum(function(*args, **kwargs) * c)`` with respect to the function's real
+    floating array arguments, ``c`` a cotangent of NumPy's result (its shape and dtype, elements
+    +-[0.5, 2] from the session's seed), checked as the gradient spec checks its programs
+    (``Checker.check_gradient``: against finite differences on NumPy and the gradient reference
+    framework, within their tolerance); a row without autodiff counts ``grad`` unsupported, with
+    its reason, and so does one whose function refuses the long double arrays the finite differences
+    compute on (LAPACK has none: np.linalg raises). Nothing is differentiated where NumPy's call
+    raised (the value check judged that)."""
+    if checker.ledger.declared_unsupported("grad") is not None:  # the row's own reason, counted
+        return
+    expected = checker.numpy.outcome(case)
+    if expected.raised:
+        return
+    if expected.values is None or expected.parts is not None or expected.values.dtype.kind != "f":
+        raise TypeError(
+            f"{case.op}: a gradient needs a real floating array result, not {expected.describe()}"
+        )
+    try:
+        ops.get(case.op).python(*(wide(a) for a in case.args), **case.kwargs)
+    except Exception as error:  # whatever it raises is the reason
+        checker.ledger.unsupported["grad"] = (
+            f"the finite differences' {case.op} refuses long double arrays ({type(error).__name__}: {error})"
+        )
+        return
+    rng = np.random.default_rng(checker.session.seed)
+    shape = expected.values.shape
+    cotangent = (rng.uniform(0.5, 2, shape) * rng.choice([-1.0, 1.0], shape)).astype(expected.values.dtype)
+    program = programs.weighted_sum(case.op, case.args, case.kwargs, cotangent)
+    checker.check_gradient("grad", program, *program.inputs)
 
 
 class Checker:
