@@ -780,6 +780,7 @@ def a_wrapper_run(results: Path, registry: Path) -> None:
         replay(TORCH, "torch-mean", "reproduced"),
         replay(WRAPPER, "torch-mean", "fixed"),
         replay(WRAPPER, "own-mean", "fixed"),
+        replay(WRAPPER, "torch-mean-needs-float", "fixed"),  # the example of mean: removed by replay
     ]
     (results / run_id).mkdir(parents=True)
     meta = {
@@ -799,7 +800,10 @@ def test_the_wrappers_page_shows_what_a_wrapper_removes_and_adds_and_versions_ca
     from tests.test_registry import entry, write
 
     registry = write(
-        tmp_path, entry("torch-mean", "torch") + entry("own-mean", "array-api:array_api_compat.torch")
+        tmp_path,
+        entry("torch-mean", "torch")
+        + entry("torch-mean-needs-float", "torch")
+        + entry("own-mean", "array-api:array_api_compat.torch"),
     )
     a_wrapper_run(tmp_path / "results", registry)
     store.ingest(tmp_path / "s.sqlite", [tmp_path / "results"])
@@ -816,32 +820,37 @@ def test_the_wrappers_page_shows_what_a_wrapper_removes_and_adds_and_versions_ca
     assert "20261127T120000Z-0c0d0e" in facts["runs"] and facts["runs"].endswith(": promotion"), facts
     assert facts["operations both rows checked"].endswith("promotion: add, cumsum, mean"), facts  # not sum
     head, *changes = page.tables[1]
-    assert [c["text"] for c in head][:7] == [
+    assert [c["text"] for c in head][:8] == [
         "family",
         "op",
         "kind",
         "change",
+        "by",
         "registry entry",
         "divergences",
         "examples",
     ]
     assert [[c["text"] for c in row] for row in changes] == [
-        ["promotion", "mean", "error", "removed", "torch-mean-needs-float", "1", "1", "int8,uint8"],
-        ["promotion", "cumsum", "error", "added", "new", "1", "1", "int8,uint8"],
+        ["promotion", "mean", "error", "removed", "replay", "torch-mean-needs-float", "1", "1", "int8,uint8"],
+        ["promotion", "cumsum", "error", "added", "draws", "new", "1", "1", "int8,uint8"],
     ]
+    assert "may not have drawn" in changes[1][4]["title"]
     for row, backend in zip(changes, ["torch", "array-api:array_api_compat.torch"]):
-        (link,) = row[7]["links"]
+        (link,) = row[8]["links"]
         facts_of_page = {r[0]["text"]: r[1]["text"] for r in Page(site / link).tables[0]}
         assert facts_of_page["backend"].split()[0] == backend, facts_of_page
         assert row[1]["text"] in Page(site / link).all_text()
     removed = [[c["text"] for c in row] for row in page.tables[2][1:]]
-    assert [(row[0], row[-1]) for row in removed] == [("torch-mean", "sum (1)")], removed
+    assert [(row[0], row[-1]) for row in removed] == [
+        ("torch-mean", "sum (1)"),
+        ("torch-mean-needs-float", "none"),
+    ], removed
 
-    # torch-mean is not fixed in the wrapper's version: the wrapper removes it; own-mean is fixed
+    # torch's entries are not fixed in the wrapper's version: the wrapper removes them; own-mean is fixed
     versions = Page(site / "versions.html")
     fixed = [row[0]["text"] for t in versions.tables if t[0][0]["text"] == "registry entry" for row in t[1:]]
     assert fixed == ["own-mean"], fixed
-    assert "1 registry entry of a framework" in " ".join(versions.all_text().split())
+    assert "2 registry entries of a framework" in " ".join(versions.all_text().split())
     assert "wrappers.html" in versions.links
 
 

@@ -95,6 +95,7 @@ def test_the_report_prints_the_table_and_the_json_holds_it():
             "torch-mean-needs-float",
             "1",
             "1",
+            "draws",
         ],
         [
             "array-api:array_api_compat.torch",
@@ -106,6 +107,7 @@ def test_the_report_prints_the_table_and_the_json_holds_it():
             "new",
             "1",
             "1",
+            "draws",
         ],
     ], text
     data = json_report(run, Registry())["wrappers"]
@@ -159,3 +161,19 @@ def test_an_entry_of_the_framework_that_its_wrapper_does_not_show_is_removed_not
     data = json_report(run, reg)
     assert [f["id"] for f in data["removed_by_wrappers"]] == ["torch-mean"]
     assert [f["id"] for f in data["fixed"]] == ["own-mean"]
+
+
+def test_a_row_lacks_a_signature_by_replay_where_the_entrys_example_of_the_op_diverges_no_more_there():
+    """The wrapper's replay of torch-mean-needs-float's example of mean does not diverge: removed by
+    replay; the new cumsum error has no entry to replay on torch: added by draws."""
+    fixed = replay(WRAPPER, "torch-mean-needs-float", "fixed")
+    found = wrapper_table.changes(run_of(*RECORDS, fixed))
+    assert [(c.op, c.change, wrapper_table.evidence(c)) for c in found] == [
+        ("mean", "removed", "replay"),
+        ("cumsum", "added", "draws"),
+    ]
+    on_a_device = replay(WRAPPER, "torch-mean-needs-float", "fixed") | {"device": "apu:0"}
+    again = replay(WRAPPER, "torch-mean-needs-float", "reproduced")
+    for replays in ([on_a_device], [fixed, again]):  # not on the default device; one example still diverges
+        (mean, _) = wrapper_table.changes(run_of(*RECORDS, *replays))
+        assert wrapper_table.evidence(mean) == "draws", replays

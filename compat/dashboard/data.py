@@ -307,9 +307,9 @@ class Data:
         }
 
     def wrapper_run(self, wrapper: str, wrapped: str) -> tuple[records.Run, dict[str, str]]:
-        """The checks and divergences of a wrapper's row and its framework's on the default device
-        (compat.results.wrapper_table's input), per family from the latest run that checked the
-        family on both rows; and family -> that run."""
+        """The checks, divergences and replays of a wrapper's row and its framework's on the default
+        device (compat.results.wrapper_table's input), per family from the latest run that checked
+        the family on both rows; and family -> that run."""
         runs = defaultdict(set)  # (run, family) -> the two rows that checked it
         for run_id, family, backend_id in self.db.execute(
             "SELECT DISTINCT run_id, family, backend_id FROM records WHERE type = 'checks' "
@@ -325,7 +325,8 @@ class Data:
         for family, run_id in chosen.items():
             for (body,) in self.db.execute(
                 "SELECT body FROM records JOIN bodies USING (digest) WHERE run_id = ? AND family = ? "
-                "AND type IN ('checks', 'divergence') AND device IS NULL AND backend_id IN (?, ?) ORDER BY id",
+                "AND type IN ('checks', 'divergence', 'replay') AND device IS NULL AND backend_id IN (?, ?) "
+                "ORDER BY id",
                 (run_id, family, wrapper, wrapped),
             ):
                 run.add(records.from_json(json.loads(body)))

@@ -7,7 +7,10 @@ signature is (family, operation, kind, registry entry matched): the wrapper may 
 entry's divergence of an operation and keep another's of the same kind (float16's but not
 bfloat16's); a divergence of no entry is signed by its status (``new``, ``standard``). A signature
 counts only where both rows checked the operation in that family (a wrapper's row checks a share
-of the examples: what it did not check it cannot have removed)."""
+of the examples: what it did not check it cannot have removed). The row that lacks a signature
+lacks it *by replay* where the registry examples of its entry and operation were replayed there
+and diverge no more; else *by draws*: it drew no example that shows it, and may not have drawn
+the inputs that would."""
 
 from __future__ import annotations
 
@@ -32,6 +35,7 @@ class Change:
     entry: str  # the registry entry its divergences matched, or their status (new, standard)
     version: str  # of the row that shows it
     divergences: tuple[tuple[Key, int], ...]  # (distinct divergence, examples that showed it)
+    replayed: bool  # the entry's examples of the op, replayed on the row that lacks it, diverge no more there
 
     @property
     def examples(self) -> int:
@@ -69,8 +73,20 @@ def compared(run: Run) -> dict[tuple[str, str], dict[str, list[str]]]:
     return found
 
 
+def replayed(run: Run) -> dict[tuple[str, str, str], bool]:
+    """(row, registry entry, op) -> whether every example of the entry and op replayed on the row
+    (default device, eager) diverges no more: a row lacks such a signature by replay, not by draws."""
+    found: dict[tuple[str, str, str], bool] = {}
+    for replay in run.replays:
+        if on_default_device_eager(replay):
+            key = (replay.backend.id, replay.known, replay.op)
+            found[key] = found.get(key, True) and replay.status != "reproduced"
+    return found
+
+
 def changes(run: Run) -> list[Change]:
     """Every signature each wrapper row of ``run`` removes from, or adds to, its framework's row."""
+    by_replay = replayed(run)
     shown: defaultdict[str, defaultdict[tuple[str, str, str, str], dict[Key, int]]] = defaultdict(
         lambda: defaultdict(dict)
     )
@@ -86,18 +102,26 @@ def changes(run: Run) -> list[Change]:
             for (family, op, kind, entry), found in sorted(shown[have].items()):
                 if op in families.get(family, ()) and (family, op, kind, entry) not in shown[lack]:
                     seen = tuple(sorted(found.items(), key=lambda item: item[0].sort_key()))
+                    lacks = by_replay.get((lack, entry, op), False)
                     result.append(
-                        Change(wrapper, wrapped, family, op, kind, change, entry, versions[have], seen)
+                        Change(wrapper, wrapped, family, op, kind, change, entry, versions[have], seen, lacks)
                     )
     return result
 
 
+def evidence(change: Change) -> str:
+    """How the row lacking the signature is known to lack it: by a replay of the entry's example
+    of the op, or only by the examples it drew (it may not have drawn those inputs)."""
+    return "replay" if change.replayed else "draws"
+
+
 def rows(run: Run) -> list[list]:
-    """The table's rows: wrapper, its framework, family, operation, kind, change, entry, counts."""
+    """The table's rows: wrapper, its framework, family, operation, kind, change, entry, counts, evidence."""
     return [
         [c.wrapper, c.wrapped, c.family, c.op, c.kind, c.change, c.entry, len(c.divergences), c.examples]
+        + [evidence(c)]
         for c in changes(run)
     ]
 
 
-HEADERS = ["wrapper", "wraps", "family", "op", "kind", "change", "entry", "divergences", "examples"]
+HEADERS = ["wrapper", "wraps", "family", "op", "kind", "change", "entry", "divergences", "examples", "by"]

@@ -21,11 +21,16 @@ HEADERS = [
     "op",
     "kind",
     "change",
+    "by",
     "registry entry",
     "divergences",
     "examples",
     "inputs (signature)",
 ]
+BY = {
+    "replay": "the registry examples of this entry and operation, replayed on the row that lacks it, diverge no more",
+    "draws": "the row that lacks it drew no example that shows it, and may not have drawn the inputs that would",
+}
 
 
 def removed_entries(dash: Context, fixed: list[aggregate.Fixed]) -> list[aggregate.Fixed]:
@@ -51,6 +56,7 @@ def change_row(dash: Context, change: wrapper_table.Change) -> list[str]:
         e(change.op),
         e(change.kind),
         f'<td class="c {cls}">{e(change.change)}</td>',
+        f'<td title="{e(BY[wrapper_table.evidence(change)])}">{e(wrapper_table.evidence(change))}</td>',
         e(change.entry),
         f"<td class=num>{len(change.divergences)}</td>",
         f"<td class=num>{change.examples}</td>",
@@ -153,8 +159,11 @@ def wrappers(dash: Context) -> None:
         "NumPy (family, operation, kind and the registry entry they matched, or <i>new</i>): "
         "<b>removed</b>, the framework's row shows it and the wrapper's does not; <b>added</b>, only the "
         "wrapper's shows it. Only operations both rows checked count: a wrapper's row checks a share of "
-        "the examples, and what it did not check it cannot have removed. Click an input signature for the "
-        "divergence's page (the framework's for a removal, the wrapper's for an addition).</p>",
+        "the examples, and what it did not check it cannot have removed. <b>by replay</b>: the row that "
+        "lacks the signature lacks it for the registry examples of its entry and operation, replayed there; "
+        "<b>by draws</b>: it drew no example that shows it, and may not have drawn the inputs that would. "
+        "Click an input signature for the divergence's page (the framework's for a removal, the wrapper's "
+        "for an addition).</p>",
     ]
     if not rows:
         parts.append(
