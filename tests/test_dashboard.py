@@ -835,6 +835,7 @@ def test_the_wrappers_page_shows_what_a_wrapper_removes_and_adds_and_versions_ca
         ["promotion", "cumsum", "error", "added", "draws", "new", "1", "1", "int8,uint8"],
     ]
     assert "may not have drawn" in changes[1][4]["title"]
+    assert [row[3]["class"] for row in changes] == ["c clean", "c new"]  # a new addition in red
     for row, backend in zip(changes, ["torch", "array-api:array_api_compat.torch"]):
         (link,) = row[8]["links"]
         facts_of_page = {r[0]["text"]: r[1]["text"] for r in Page(site / link).tables[0]}

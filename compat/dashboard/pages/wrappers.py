@@ -43,7 +43,8 @@ def removed_entries(dash: Context, fixed: list[aggregate.Fixed]) -> list[aggrega
 
 
 def change_row(dash: Context, change: wrapper_table.Change) -> list[str]:
-    cls = "clean" if change.change == wrapper_table.REMOVED else "new" if change.entry == "new" else "known"
+    added = change.entry if change.entry in ("new", "standard") else "known"  # the colours of the matrix
+    cls = "clean" if change.change == wrapper_table.REMOVED else added
     links = [
         f'<a href="{page}"><code>{e(key.inputs)}</code></a>'
         if (page := divergence_page(key, change.version)) in dash.pages
