@@ -764,6 +764,102 @@ def test_a_store_of_one_version_per_backend_says_so_on_the_versions_page(site):
     assert "Run at more than one version" not in Page(site / "index.html").all_text()
 
 
+# -- wrappers --------------------------------------------------------------------------
+
+
+def a_wrapper_run(results: Path, registry: Path) -> None:
+    """test_wrapper_table's run of torch beside array_api_compat.torch, with its replays, as a run
+    folder: the wrapper removes torch-mean-needs-float (mean), adds a new cumsum error, keeps the
+    add dtype divergence; torch-mean's example does not diverge on the wrapper, own-mean's (an entry
+    of the wrapper's) neither; a drawn sum of the wrapper's row still matches torch-mean."""
+    from tests.test_wrapper_table import RECORDS, TORCH, WRAPPER, diverged, replay
+
+    run_id = "20261127T120000Z-0c0d0e"
+    lines = [*RECORDS, diverged(WRAPPER, "promotion", "sum", "error", known="torch-mean")]  # a drawn one
+    lines += [
+        replay(TORCH, "torch-mean", "reproduced"),
+        replay(WRAPPER, "torch-mean", "fixed"),
+        replay(WRAPPER, "own-mean", "fixed"),
+        replay(WRAPPER, "torch-mean-needs-float", "fixed"),  # the example of mean: removed by replay
+    ]
+    (results / run_id).mkdir(parents=True)
+    meta = {
+        "run_id": run_id,
+        "started": "2026-11-27T12:00:00+00:00",
+        "mode": "report",
+        "backends": [TORCH, WRAPPER],
+        "registry": str(registry),
+    }
+    (results / run_id / "run.json").write_text(json.dumps(meta))
+    (results / run_id / "records-gw0.jsonl").write_text(
+        "".join(json.dumps(line | {"run_id": run_id}, sort_keys=True) + "\n" for line in lines)
+    )
+
+
+def test_the_wrappers_page_shows_what_a_wrapper_removes_and_adds_and_versions_calls_none_fixed(tmp_path):
+    from tests.test_registry import entry, write
+
+    registry = write(
+        tmp_path,
+        entry("torch-mean", "torch")
+        + entry("torch-mean-needs-float", "torch")
+        + entry("own-mean", "array-api:array_api_compat.torch"),
+    )
+    a_wrapper_run(tmp_path / "results", registry)
+    store.ingest(tmp_path / "s.sqlite", [tmp_path / "results"])
+    dashboard.render(tmp_path / "s.sqlite", tmp_path / "site")
+    site = tmp_path / "site"
+    assert "wrappers.html" in Page(site / "index.html").links
+
+    page = Page(site / "wrappers.html")
+    text = " ".join(page.all_text().split())
+    assert "array-api:array_api_compat.torch beside torch" in text
+    facts = {row[0]["text"]: " ".join(row[1]["text"].split()) for row in page.tables[0]}
+    assert facts["rows compared"] == "array-api:array_api_compat.torch 1.16.0 beside torch 2.13.0", facts
+    assert facts["device, mode"] == "default device, eager"
+    assert "20261127T120000Z-0c0d0e" in facts["runs"] and facts["runs"].endswith(": promotion"), facts
+    assert facts["operations both rows checked"].endswith("promotion: add, cumsum, mean"), facts  # not sum
+    head, *changes = page.tables[1]
+    assert [c["text"] for c in head][:8] == [
+        "family",
+        "op",
+        "kind",
+        "change",
+        "by",
+        "registry entry",
+        "divergences",
+        "examples",
+    ]
+    assert [[c["text"] for c in row] for row in changes] == [
+        ["promotion", "mean", "error", "removed", "replay", "torch-mean-needs-float", "1", "1", "int8,uint8"],
+        ["promotion", "cumsum", "error", "added", "draws", "new", "1", "1", "int8,uint8"],
+    ]
+    assert "may not have drawn" in changes[1][4]["title"]
+    assert [row[3]["class"] for row in changes] == ["c clean", "c new"]  # a new addition in red
+    for row, backend in zip(changes, ["torch", "array-api:array_api_compat.torch"]):
+        (link,) = row[8]["links"]
+        facts_of_page = {r[0]["text"]: r[1]["text"] for r in Page(site / link).tables[0]}
+        assert facts_of_page["backend"].split()[0] == backend, facts_of_page
+        assert row[1]["text"] in Page(site / link).all_text()
+    removed = [[c["text"] for c in row] for row in page.tables[2][1:]]
+    assert [(row[0], row[-1]) for row in removed] == [
+        ("torch-mean", "sum (1)"),
+        ("torch-mean-needs-float", "none"),
+    ], removed
+
+    # torch's entries are not fixed in the wrapper's version: the wrapper removes them; own-mean is fixed
+    versions = Page(site / "versions.html")
+    fixed = [row[0]["text"] for t in versions.tables if t[0][0]["text"] == "registry entry" for row in t[1:]]
+    assert fixed == ["own-mean"], fixed
+    assert "2 registry entries of a framework" in " ".join(versions.all_text().split())
+    assert "wrappers.html" in versions.links
+
+
+def test_a_store_without_a_wrapper_row_says_so_on_the_wrappers_page(site):
+    page = Page(site / "wrappers.html")
+    assert "No run in the store has a wrapper's row" in page.all_text() and page.tables == []
+
+
 # -- the reproducer on a page runs -----------------------------------------------------
 
 

@@ -41,13 +41,43 @@ RECORDS = (
 
 def test_the_table_lists_what_the_wrapper_removes_and_adds_where_both_rows_checked():
     found = wrapper_table.changes(run_of(*RECORDS))
-    assert [(c.op, c.kind, c.change, c.known) for c in found] == [
-        ("mean", "error", "removed", ("torch-mean-needs-float",)),
-        ("cumsum", "error", "added", ("",)),
+    assert [(c.op, c.kind, c.change, c.entry, c.version) for c in found] == [
+        ("mean", "error", "removed", "torch-mean-needs-float", "2.13.0"),
+        ("cumsum", "error", "added", "new", "1.16.0"),
     ]
     assert {(c.wrapper, c.wrapped, c.family) for c in found} == {
         ("array-api:array_api_compat.torch", "torch", "promotion")
     }
+    assert wrapper_table.compared(run_of(*RECORDS)) == {
+        ("array-api:array_api_compat.torch", "torch"): {"promotion": ["add", "cumsum", "mean"]}
+    }
+
+
+def typed(dtype: str) -> dict:
+    return {"signature": {"inputs": f"{dtype},{dtype}", "expected": dtype, "actual": "float32"}}
+
+
+def test_a_removal_is_listed_when_another_entry_of_the_same_op_and_kind_stays():
+    """The wrapper removes float16's divergence (its own entry) and keeps bfloat16's: float16's is removed,
+    with each distinct divergence and its examples."""
+    found = wrapper_table.changes(
+        run_of(
+            checked(TORCH, "promotion", "add"),
+            checked(WRAPPER, "promotion", "add"),
+            diverged(
+                TORCH, "promotion", "add", "dtype", known="torch-add-float16", **typed("float16"), count=3
+            ),
+            diverged(TORCH, "promotion", "add", "dtype", known="torch-add-bfloat16", **typed("bfloat16")),
+            diverged(WRAPPER, "promotion", "add", "dtype", known="torch-add-bfloat16", **typed("bfloat16")),
+        )
+    )
+    assert [(c.op, c.kind, c.change, c.entry) for c in found] == [
+        ("add", "dtype", "removed", "torch-add-float16")
+    ]
+    assert [(key.backend_id, key.inputs, n) for key, n in found[0].divergences] == [
+        ("torch", "float16,float16", 3)
+    ]
+    assert found[0].examples == 3
 
 
 def test_the_report_prints_the_table_and_the_json_holds_it():
@@ -63,10 +93,28 @@ def test_the_report_prints_the_table_and_the_json_holds_it():
             "error",
             "removed",
             "torch-mean-needs-float",
+            "1",
+            "1",
+            "draws",
         ],
-        ["array-api:array_api_compat.torch", "torch", "promotion", "cumsum", "error", "added", "new"],
+        [
+            "array-api:array_api_compat.torch",
+            "torch",
+            "promotion",
+            "cumsum",
+            "error",
+            "added",
+            "new",
+            "1",
+            "1",
+            "draws",
+        ],
     ], text
-    assert [c["change"] for c in json_report(run, Registry())["wrappers"]] == ["removed", "added"]
+    data = json_report(run, Registry())["wrappers"]
+    assert [(c["change"], c["entry"], c["divergences"], c["examples"]) for c in data] == [
+        ("removed", "torch-mean-needs-float", 1, 1),
+        ("added", "new", 1, 1),
+    ]
 
 
 def test_a_run_without_a_wrapper_has_no_table():
@@ -100,9 +148,10 @@ def test_an_entry_of_the_framework_that_its_wrapper_does_not_show_is_removed_not
         replay(WRAPPER, "own-mean", "fixed"),
     )
     fixed = aggregate.fixed(map(aggregate.replayed, run.replays))
-    assert [(f.id, f.backend) for f in aggregate.removed_by_wrappers(fixed, run, reg)] == [
-        ("torch-mean", "array-api:array_api_compat.torch")
-    ]
+    assert [
+        (f.id, f.backend)
+        for f in aggregate.removed_by_wrappers(fixed, aggregate.wrapper_rows(run.replays), reg)
+    ] == [("torch-mean", "array-api:array_api_compat.torch")]
     text = summary_table(run, reg)
     removed, fixed_part = text.split("removed by a wrapper")[1].split("fixed: ")
     assert "torch-mean on array-api:array_api_compat.torch" in removed and "own-mean" not in removed
@@ -112,3 +161,19 @@ def test_an_entry_of_the_framework_that_its_wrapper_does_not_show_is_removed_not
     data = json_report(run, reg)
     assert [f["id"] for f in data["removed_by_wrappers"]] == ["torch-mean"]
     assert [f["id"] for f in data["fixed"]] == ["own-mean"]
+
+
+def test_a_row_lacks_a_signature_by_replay_where_the_entrys_example_of_the_op_diverges_no_more_there():
+    """The wrapper's replay of torch-mean-needs-float's example of mean does not diverge: removed by
+    replay; the new cumsum error has no entry to replay on torch: added by draws."""
+    fixed = replay(WRAPPER, "torch-mean-needs-float", "fixed")
+    found = wrapper_table.changes(run_of(*RECORDS, fixed))
+    assert [(c.op, c.change, wrapper_table.evidence(c)) for c in found] == [
+        ("mean", "removed", "replay"),
+        ("cumsum", "added", "draws"),
+    ]
+    on_a_device = replay(WRAPPER, "torch-mean-needs-float", "fixed") | {"device": "apu:0"}
+    again = replay(WRAPPER, "torch-mean-needs-float", "reproduced")
+    for replays in ([on_a_device], [fixed, again]):  # not on the default device; one example still diverges
+        (mean, _) = wrapper_table.changes(run_of(*RECORDS, *replays))
+        assert wrapper_table.evidence(mean) == "draws", replays

@@ -11,6 +11,9 @@
     special-cases.html the standard's special-case clauses per function x rows (the latest run of
                       test_every_special_case_of_the_standard): agrees, follows the standard where
                       NumPy does not, known, new; NumPy's departures from the standard
+    wrappers.html     per wrapper's row (array_api_compat.torch) beside its framework's row: the
+                      divergences from NumPy it removes and adds (compat.results.wrapper_table),
+                      and the framework's registry entries it removes (not fixed: not on versions.html)
     versions.html     backends run at several versions (a matrix row each): per family, the
                       divergences that appeared and those gone from one version to the next
     promotion.html    per backend, dtype x dtype -> result dtype, differences from NumPy marked
@@ -62,6 +65,7 @@ from compat.dashboard.pages import (
     special_cases,
     surveys,
     versions,
+    wrappers,
 )
 from compat.results import store as store_module
 
@@ -85,6 +89,7 @@ def draw(dash: Context) -> None:
     promotion.promotion(dash)
     special_cases.special_cases(dash)
     interchange.interchange(dash)
+    wrappers.wrappers(dash)
     surveys.surveys(dash)
     accuracy.accuracy(dash)
     devices.devices(dash)

@@ -25,6 +25,11 @@ def tables_of(column: str | None) -> tuple[str, ...]:
     return tuple(json.loads(column)) or (OTHER_SPECS,) if column else (OTHER_SPECS,)
 
 
+def divergence_page(key: Key, version: str) -> str:
+    """The page of a distinct divergence of a backend version (written if the context chose it)."""
+    return f"d/{slug(*key, version)}.html"
+
+
 @dataclass(slots=True)
 class StoredDivergence:
     """One distinct divergence of one cell's run, as the store's columns hold it (the
@@ -48,7 +53,7 @@ class StoredDivergence:
     @property
     def page(self) -> str:
         if self._page is None:
-            self._page = f"d/{slug(*self.key, self.version)}.html"
+            self._page = divergence_page(self.key, self.version)
         return self._page
 
     def feeds(self, table: str) -> bool:
@@ -290,6 +295,42 @@ class Data:
                 "FROM records WHERE type = 'replay'"
             )
         )
+
+    def wrapper_rows(self) -> dict[str, records.Backend]:
+        """Row id -> backend of the rows that wrap a framework (their records' ``backend.wraps``)."""
+        return {
+            backend_id: records.Backend.from_json(json.loads(backend))
+            for backend_id, backend in self.db.execute(
+                "SELECT backend_id, json_extract(body, '$.backend') FROM records JOIN bodies USING (digest) "
+                "WHERE type = 'checks' AND json_extract(body, '$.backend.wraps') IS NOT NULL GROUP BY backend_id"
+            )
+        }
+
+    def wrapper_run(self, wrapper: str, wrapped: str) -> tuple[records.Run, dict[str, str]]:
+        """The checks, divergences and replays of a wrapper's row and its framework's on the default
+        device (compat.results.wrapper_table's input), per family from the latest run that checked
+        the family on both rows; and family -> that run."""
+        runs = defaultdict(set)  # (run, family) -> the two rows that checked it
+        for run_id, family, backend_id in self.db.execute(
+            "SELECT DISTINCT run_id, family, backend_id FROM records WHERE type = 'checks' "
+            "AND device IS NULL AND backend_id IN (?, ?)",
+            (wrapper, wrapped),
+        ):
+            runs[(run_id, family)].add(backend_id)
+        chosen: dict[str, str] = {}
+        for run_id, family in sorted(runs, key=lambda k: self.order.get(k[0], -1)):
+            if len(runs[(run_id, family)]) == 2:
+                chosen[family] = run_id
+        run = records.Run("")
+        for family, run_id in chosen.items():
+            for (body,) in self.db.execute(
+                "SELECT body FROM records JOIN bodies USING (digest) WHERE run_id = ? AND family = ? "
+                "AND type IN ('checks', 'divergence', 'replay') AND device IS NULL AND backend_id IN (?, ?) "
+                "ORDER BY id",
+                (run_id, family, wrapper, wrapped),
+            ):
+                run.add(records.from_json(json.loads(body)))
+        return run, chosen
 
     def record_count(self) -> int:
         return self.db.execute("SELECT count(*) FROM records").fetchone()[0]

@@ -38,6 +38,7 @@ NAV = (
     ("coverage.html", "Coverage"),
     ("special-cases.html", "Special cases"),
     ("interchange.html", "Interchange"),
+    ("wrappers.html", "Wrappers"),
     ("versions.html", "Versions"),
     ("promotion.html", "Promotion"),
     ("surveys.html", "Surveys"),

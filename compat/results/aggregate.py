@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from fnmatch import fnmatchcase
 
-from compat.results.records import Checks, Coverage, Divergence, Observation, Replay, Run
+from compat.results.records import Backend, Checks, Coverage, Divergence, Observation, Replay, Run
 from compat.results.registry import Registry
 
 PROMOTION_GRID = "promotion-grid"  # the exhaustive promotion specs: every pair of dtypes
@@ -135,11 +135,15 @@ def fixed(replays: Iterable[tuple[Fixed, str]]) -> list[Fixed]:
     )
 
 
-def removed_by_wrappers(fixed_: list[Fixed], run: Run, registry: Registry) -> list[Fixed]:
-    """Of ``fixed_``, the entries of a framework that a wrapper's row wraps (its records'
-    ``backend.wraps``) and that do not name the wrapper: not fixed in a version of the wrapper,
-    but what the wrapper removes of its framework's behaviour."""
-    wrappers = {r.backend.id: r.backend for r in run.replays if r.backend.wraps is not None}
+def wrapper_rows(found: Iterable) -> dict[str, Backend]:
+    """Row id -> backend of the records' rows that wrap a framework (their ``backend.wraps``)."""
+    return {r.backend.id: r.backend for r in found if r.backend.wraps is not None}
+
+
+def removed_by_wrappers(fixed_: list[Fixed], wrappers: dict[str, Backend], registry: Registry) -> list[Fixed]:
+    """Of ``fixed_``, the entries of a framework that a wrapper's row (of ``wrappers``: see
+    ``wrapper_rows``) wraps and that do not name the wrapper: not fixed in a version of the
+    wrapper, but what the wrapper removes of its framework's behaviour."""
     entries = registry.by_id()
     return [
         f

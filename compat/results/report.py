@@ -64,7 +64,7 @@ def summary_table(run: Run, registry: Registry) -> str:
             f"\n\nregistry examples replayed: {len(run.replays)}, of {len({k for k, _ in replayed})} entries"
         )
     fixed = aggregate.fixed(map(aggregate.replayed, run.replays))
-    removed = aggregate.removed_by_wrappers(fixed, run, registry)
+    removed = aggregate.removed_by_wrappers(fixed, aggregate.wrapper_rows(run.replays), registry)
     fixed = [f for f in fixed if f not in removed]
     if removed:
         text += (
@@ -277,9 +277,9 @@ def wrapper_lines(run: Run) -> list[str]:
         return []
     return [
         "",
-        "what the wrappers change (divergences from NumPy per family, op and kind, where both rows "
-        "checked the op): removed, the framework's own row shows it and the wrapper's does not; added, "
-        "only the wrapper's shows it",
+        "what the wrappers change (divergences from NumPy per family, op, kind and registry entry, where "
+        "both rows checked the op): removed, the framework's own row shows it and the wrapper's does not; "
+        "added, only the wrapper's shows it",
         table(wrapper_table.HEADERS, body),
     ]
 
@@ -305,7 +305,7 @@ def class_coverage_lines(run: Run) -> list[str]:
 
 def json_report(run: Run, registry: Registry) -> dict:
     fixed = aggregate.fixed(map(aggregate.replayed, run.replays))
-    removed = aggregate.removed_by_wrappers(fixed, run, registry)
+    removed = aggregate.removed_by_wrappers(fixed, aggregate.wrapper_rows(run.replays), registry)
     return {
         "run": run.meta or {"run_id": run.run_id},
         "summary": [row.to_json() for row in aggregate.summary(run.checks, run.divergences)],
@@ -313,7 +313,7 @@ def json_report(run: Run, registry: Registry) -> dict:
         "stale": [vars(s) for s in aggregate.stale(run, registry)],
         "fixed": [vars(f) for f in fixed if f not in removed],
         "removed_by_wrappers": [vars(f) for f in removed],
-        "wrappers": [vars(c) | {"known": list(c.known)} for c in wrapper_table.changes(run)],
+        "wrappers": [c.to_json() for c in wrapper_table.changes(run)],
         "divergences": [r.to_json() for r in aggregate.distinct(run.divergences)],
         "promotion": {
             backend: [vars(r) | {"ops": list(r.ops)} for r in rows]

@@ -1,24 +1,30 @@
 """What a wrapper changes: a namespace that wraps a framework (``array_api_compat.torch`` wraps
 ``torch``: its records' ``backend.wraps``) against that framework's own row in the same run.
 
-Per (family, operation, kind) signature of the divergences from NumPy on the default device:
-*removed*, the framework's own row shows it and the wrapper's does not; *added*, only the
-wrapper's shows it. A signature counts only where both rows checked the operation in that family
-(a wrapper's row checks a share of the examples: what it did not check it cannot have removed)."""
+Per signature of the divergences from NumPy on the default device, eager: *removed*, the
+framework's own row shows it and the wrapper's does not; *added*, only the wrapper's shows it. A
+signature is (family, operation, kind, registry entry matched): the wrapper may remove one
+entry's divergence of an operation and keep another's of the same kind (float16's but not
+bfloat16's); a divergence of no entry is signed by its status (``new``, ``standard``). A signature
+counts only where both rows checked the operation in that family (a wrapper's row checks a share
+of the examples: what it did not check it cannot have removed). The row that lacks a signature
+lacks it *by replay* where the registry examples of its entry and operation were replayed there
+and diverge no more; else *by draws*: it drew no example that shows it, and may not have drawn
+the inputs that would."""
 
 from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
 
-from compat.results.records import Run
+from compat.results.records import Divergence, Key, Run
 
 REMOVED, ADDED = "removed", "added"
 
 
 @dataclass(frozen=True)
 class Change:
-    """One signature a wrapper removes or adds, with the registry entries its divergences matched."""
+    """One signature a wrapper removes or adds, with the divergences that show it on the row that has it."""
 
     wrapper: str  # the wrapper's row
     wrapped: str  # the framework's own row
@@ -26,44 +32,96 @@ class Change:
     op: str
     kind: str
     change: str  # REMOVED or ADDED
-    known: tuple[str, ...]  # entries of the divergences that show it ('' for a new one)
+    entry: str  # the registry entry its divergences matched, or their status (new, standard)
+    version: str  # of the row that shows it
+    divergences: tuple[tuple[Key, int], ...]  # (distinct divergence, examples that showed it)
+    replayed: bool  # the entry's examples of the op, replayed on the row that lacks it, diverge no more there
+
+    @property
+    def examples(self) -> int:
+        return sum(n for _, n in self.divergences)
+
+    def to_json(self) -> dict:
+        return {
+            **{k: v for k, v in vars(self).items() if k != "divergences"},
+            "divergences": len(self.divergences),
+            "examples": self.examples,
+        }
+
+
+def on_default_device_eager(record) -> bool:
+    return record.device is None and "mode" not in record.backend.config
+
+
+def signature(divergence: Divergence) -> tuple[str, str, str, str]:
+    return divergence.family, divergence.op, divergence.kind, divergence.known or divergence.status
+
+
+def compared(run: Run) -> dict[tuple[str, str], dict[str, list[str]]]:
+    """(wrapper row, its framework's row) -> family -> the operations both rows checked there."""
+    wrapped_by = {r.backend.id: r.backend.wraps.id for r in run.checks if r.backend.wraps is not None}
+    checked: defaultdict[str, set[tuple[str, str]]] = defaultdict(set)  # row -> {(family, op)}
+    for record in run.checks:
+        if on_default_device_eager(record):
+            checked[record.backend.id].update((record.family, op) for op, n in record.cases.items() if n)
+    found = {}
+    for wrapper, wrapped in sorted(wrapped_by.items()):
+        families: defaultdict[str, list[str]] = defaultdict(list)
+        for family, op in sorted(checked[wrapper] & checked[wrapped]):
+            families[family].append(op)
+        found[(wrapper, wrapped)] = dict(families)
+    return found
+
+
+def replayed(run: Run) -> dict[tuple[str, str, str], bool]:
+    """(row, registry entry, op) -> whether every example of the entry and op replayed on the row
+    (default device, eager) diverges no more: a row lacks such a signature by replay, not by draws."""
+    found: dict[tuple[str, str, str], bool] = {}
+    for replay in run.replays:
+        if on_default_device_eager(replay):
+            key = (replay.backend.id, replay.known, replay.op)
+            found[key] = found.get(key, True) and replay.status != "reproduced"
+    return found
 
 
 def changes(run: Run) -> list[Change]:
     """Every signature each wrapper row of ``run`` removes from, or adds to, its framework's row."""
-    wrapped_by = {r.backend.id: r.backend.wraps.id for r in run.checks if r.backend.wraps is not None}
-    checked: defaultdict[str, set[tuple[str, str]]] = defaultdict(set)  # row -> {(family, op)}
-    for record in run.checks:
-        if record.device is None and "mode" not in record.backend.config:
-            checked[record.backend.id].update((record.family, op) for op, n in record.cases.items() if n)
-    shown: defaultdict[str, defaultdict[tuple[str, str, str], set[str]]] = defaultdict(
-        lambda: defaultdict(set)
+    by_replay = replayed(run)
+    shown: defaultdict[str, defaultdict[tuple[str, str, str, str], dict[Key, int]]] = defaultdict(
+        lambda: defaultdict(dict)
     )
+    versions = {}
     for divergence in run.divergences:
-        if (
-            divergence.device is None
-            and not divergence.against_device
-            and "mode" not in divergence.backend.config
-        ):
-            shown[divergence.backend.id][(divergence.family, divergence.op, divergence.kind)].add(
-                divergence.known or ""
-            )
-    found = []
-    for wrapper, wrapped in sorted(wrapped_by.items()):
-        both = checked[wrapper] & checked[wrapped]
+        if on_default_device_eager(divergence) and not divergence.against_device:
+            found = shown[divergence.backend.id][signature(divergence)]
+            found[divergence.key] = found.get(divergence.key, 0) + divergence.count
+            versions[divergence.backend.id] = divergence.backend.version
+    result = []
+    for (wrapper, wrapped), families in compared(run).items():
         for change, have, lack in ((REMOVED, wrapped, wrapper), (ADDED, wrapper, wrapped)):
-            for (family, op, kind), known in sorted(shown[have].items()):
-                if (family, op) in both and (family, op, kind) not in shown[lack]:
-                    found.append(Change(wrapper, wrapped, family, op, kind, change, tuple(sorted(known))))
-    return found
+            for (family, op, kind, entry), found in sorted(shown[have].items()):
+                if op in families.get(family, ()) and (family, op, kind, entry) not in shown[lack]:
+                    seen = tuple(sorted(found.items(), key=lambda item: item[0].sort_key()))
+                    lacks = by_replay.get((lack, entry, op), False)
+                    result.append(
+                        Change(wrapper, wrapped, family, op, kind, change, entry, versions[have], seen, lacks)
+                    )
+    return result
 
 
-def rows(run: Run) -> list[list[str]]:
-    """The table's rows: wrapper, its framework, family, operation, kind, change, entries."""
+def evidence(change: Change) -> str:
+    """How the row lacking the signature is known to lack it: by a replay of the entry's example
+    of the op, or only by the examples it drew (it may not have drawn those inputs)."""
+    return "replay" if change.replayed else "draws"
+
+
+def rows(run: Run) -> list[list]:
+    """The table's rows: wrapper, its framework, family, operation, kind, change, entry, counts, evidence."""
     return [
-        [c.wrapper, c.wrapped, c.family, c.op, c.kind, c.change, ", ".join(k or "new" for k in c.known)]
+        [c.wrapper, c.wrapped, c.family, c.op, c.kind, c.change, c.entry, len(c.divergences), c.examples]
+        + [evidence(c)]
         for c in changes(run)
     ]
 
 
-HEADERS = ["wrapper", "wraps", "family", "op", "kind", "change", "entries"]
+HEADERS = ["wrapper", "wraps", "family", "op", "kind", "change", "entry", "divergences", "examples", "by"]

@@ -7,6 +7,7 @@ import itertools
 from compat.dashboard.context import Context
 from compat.dashboard.data import VIEWS, MatrixRow
 from compat.dashboard.html import LEGEND, capped_note, e, slug, table
+from compat.dashboard.pages import wrappers
 from compat.dashboard.pages.common import LIST_HEADERS, cell_html, divergence_line, list_path, run_line
 
 CHANGES_CAP = 100  # entries shown per change
@@ -30,6 +31,14 @@ def versions(dash: Context) -> None:
         LEGEND,
     ]
     fixed = data.fixed()
+    removed = wrappers.removed_entries(dash, fixed)
+    fixed = [f for f in fixed if f not in removed]
+    if removed:
+        parts.append(
+            f"<p class=muted>{len(removed)} registry entr{'ies' if len(removed) > 1 else 'y'} of a framework "
+            "whose examples do not diverge on a wrapper's row (array_api_compat.torch of torch's) "
+            'are not fixed: the wrapper removes them (the <a href="wrappers.html">Wrappers</a> page).</p>'
+        )
     if fixed:
         parts.append(
             "<h2>Fixed: registry entries whose examples no longer diverge</h2>"
