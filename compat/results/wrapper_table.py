@@ -10,7 +10,8 @@ counts only where both rows checked the operation in that family (a wrapper's ro
 of the examples: what it did not check it cannot have removed). The row that lacks a signature
 lacks it *by replay* where the registry examples of its entry and operation were replayed there
 and diverge no more; else *by draws*: it drew no example that shows it, and may not have drawn
-the inputs that would."""
+the inputs that would. A removal by draws alone is *unconfirmed*, not removed: the wrapper's row
+checks a share of the examples (an addition by draws stands: the framework's row checked them all)."""
 
 from __future__ import annotations
 
@@ -20,6 +21,9 @@ from dataclasses import dataclass
 from compat.results.records import Divergence, Key, Run
 
 REMOVED, ADDED = "removed", "added"
+# the framework's row shows it, the wrapper's drew no example that does, and no replay there says it is
+# gone: a share of the examples may simply not have drawn those inputs (not claimed as removed)
+UNCONFIRMED = "unconfirmed"
 
 
 @dataclass(frozen=True)
@@ -31,7 +35,7 @@ class Change:
     family: str
     op: str
     kind: str
-    change: str  # REMOVED or ADDED
+    change: str  # REMOVED, ADDED or UNCONFIRMED
     entry: str  # the registry entry its divergences matched, or their status (new, standard)
     version: str  # of the row that shows it
     divergences: tuple[tuple[Key, int], ...]  # (distinct divergence, examples that showed it)
@@ -103,8 +107,9 @@ def changes(run: Run) -> list[Change]:
                 if op in families.get(family, ()) and (family, op, kind, entry) not in shown[lack]:
                     seen = tuple(sorted(found.items(), key=lambda item: item[0].sort_key()))
                     lacks = by_replay.get((lack, entry, op), False)
+                    said = UNCONFIRMED if change == REMOVED and not lacks else change
                     result.append(
-                        Change(wrapper, wrapped, family, op, kind, change, entry, versions[have], seen, lacks)
+                        Change(wrapper, wrapped, family, op, kind, said, entry, versions[have], seen, lacks)
                     )
     return result
 

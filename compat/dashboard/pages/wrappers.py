@@ -44,7 +44,7 @@ def removed_entries(dash: Context, fixed: list[aggregate.Fixed]) -> list[aggrega
 
 def change_row(dash: Context, change: wrapper_table.Change) -> list[str]:
     added = change.entry if change.entry in ("new", "standard") else "known"  # the colours of the matrix
-    cls = "clean" if change.change == wrapper_table.REMOVED else added
+    cls = {wrapper_table.REMOVED: "clean", wrapper_table.UNCONFIRMED: "muted"}.get(change.change, added)
     links = [
         f'<a href="{page}"><code>{e(key.inputs)}</code></a>'
         if (page := divergence_page(key, change.version)) in dash.pages
@@ -108,9 +108,11 @@ def wrapper_section(dash: Context, wrapper: str, wrapped: str, removed: list[agg
             ]
         )
     )
-    removes = sum(c.change == wrapper_table.REMOVED for c in found)
+    said = Counter(c.change for c in found)
     parts.append(
-        f"<p>{removes} signature(s) removed, {len(found) - removes} added.</p>"
+        f"<p>{said[wrapper_table.REMOVED]} signature(s) removed (by replay), {said[wrapper_table.ADDED]} "
+        f"added, {said[wrapper_table.UNCONFIRMED]} unconfirmed (the framework's row shows them, the "
+        "wrapper's drew no example that does, and no replay settles it).</p>"
         if found
         else "<p class=muted>The wrapper neither removes nor adds a divergence there.</p>"
     )
@@ -158,13 +160,13 @@ def wrappers(dash: Context) -> None:
         "<code>torch</code>) against that framework's own row, per family from the latest run that checked "
         "the family on both rows, on the default device, eagerly. Per signature of the divergences from "
         "NumPy (family, operation, kind and the registry entry they matched, or <i>new</i>): "
-        "<b>removed</b>, the framework's row shows it and the wrapper's does not; <b>added</b>, only the "
-        "wrapper's shows it. Only operations both rows checked count: a wrapper's row checks a share of "
-        "the examples, and what it did not check it cannot have removed. <b>by replay</b>: the row that "
-        "lacks the signature lacks it for the registry examples of its entry and operation, replayed there; "
-        "<b>by draws</b>: it drew no example that shows it, and may not have drawn the inputs that would. "
-        "Click an input signature for the divergence's page (the framework's for a removal, the wrapper's "
-        "for an addition).</p>",
+        "<b>removed</b>, the framework's row shows it and the wrapper's does not, by a replay of the registry "
+        "examples of its entry and operation there (<b>by replay</b>); <b>added</b>, only the wrapper's shows "
+        "it (the framework's row checked every example: <b>by draws</b>); <b>unconfirmed</b>, the framework's "
+        "row shows it and the wrapper's drew no example that does, but no replay settles it: a wrapper's row "
+        "checks a share of the examples and may not have drawn those inputs. Only operations both rows "
+        "checked count. Click an input signature for the divergence's page (the framework's for a removal, "
+        "the wrapper's for an addition).</p>",
     ]
     if not rows:
         parts.append(
