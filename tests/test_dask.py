@@ -1,6 +1,6 @@
 """The Dask row (compat.adapters.dask): eager is one chunk, the chunked mode splits each operand
 into chunks of drawn sizes that a rerun and a reproducer see again, and the default run checks
-the row on a share of its examples in the families where chunk boundaries matter."""
+the row in every family on a share of its examples."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from compat.core.case import Case
 from compat.harness.reproducer import reproducer
 from compat.harness.selection import outside_config, select, share_of
 from compat.harness.xp import builtin_backends
+from compat.specs import FAMILIES
 
 pytest.importorskip("dask", reason="the Dask row needs dask")
 
@@ -63,14 +64,9 @@ def test_the_reproducer_of_a_chunked_call_names_the_chunks():
     assert "mode='chunked'" in text
 
 
-def test_the_default_run_checks_dask_in_its_families_on_a_share():
+def test_the_default_run_checks_dask_in_every_family_on_a_share():
     (row,) = [a for a in select(None, [])[0] if a.name == "dask"]
-    assert row.share_families == DaskAdapter.DEFAULT_RUN_FAMILIES
-    assert outside_config(row, "statistics") is None and outside_config(row, "known") is None
-    assert (
-        outside_config(row, "linalg")
-        == "the default run checks dask in " + ", ".join(DaskAdapter.DEFAULT_RUN_FAMILIES) + " only"
-    )
+    assert all(outside_config(row, family) is None for family in (*FAMILIES, "known"))
     assert share_of(row, None, "eager", None, 0.05) < 1
     (explicit,) = select("dask", [])[0]  # named, every family on every example
     assert explicit.share_families is None and share_of(explicit, None, "eager", None, 0.05) == 1.0

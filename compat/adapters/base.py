@@ -120,8 +120,7 @@ class Adapter:
     wraps: ClassVar[str] = ""  # the backend a namespace wraps (array_api_compat.torch: torch)
     reference_device: ClassVar[str] = "cpu:0"  # what other devices are compared with
     plugin: ClassVar[Any] = None  # compat.devices.PluginDevices: compat's reference plug-ins for this backend
-    # the families the default run checks it in, on a share of the examples (None: every family, in full)
-    DEFAULT_RUN_FAMILIES: ClassVar[tuple[str, ...] | None] = None
+    default_run_share: ClassVar[bool] = False  # the default run checks it on a share of the examples, not all
     exports_dlpack: ClassVar[bool] = True  # its arrays have __dlpack__: other rows import them (interchange)
 
     def __init__(self, label: str = "") -> None:

@@ -90,10 +90,9 @@ class DaskAdapter(NamespaceAdapter):
         "chunked": "each array operand in chunks of sizes drawn per axis (1, even with an uneven last, cut)",
     }
     DEFAULT_MODES = ("chunked",)
-    # the families where chunk boundaries matter (reductions, cumulative sums, sorts, argmax, unique and
-    # nonzero), checked on a share of the examples in the default run: each Dask call builds a graph and
-    # computes it (``--backends dask`` checks every family in full)
-    DEFAULT_RUN_FAMILIES = ("statistics", "sorting", "sets")
+    # each Dask call builds a graph and computes it: the default run checks a share of the examples
+    # (``--backends dask`` every example)
+    default_run_share = True
     exports_dlpack = False  # a Dask array has no __dlpack__: other rows import no arrays of it
     chunked = False  # while a call runs in the chunked mode: from_numpy splits arrays into drawn chunks
 

@@ -31,10 +31,8 @@ def select(backends: str | None, adapter_paths: list[str]):
             found[0].share_families = FAMILIES
             shared += found
             continue
-        if default_run:  # a backend the default run checks on a share of its examples, in some families
-            families = type(found[0]).DEFAULT_RUN_FAMILIES
-            for adapter in found if families else ():
-                adapter.share_families = families
+        for adapter in found if default_run and type(found[0]).default_run_share else ():
+            adapter.share_families = FAMILIES  # every family, on a share of the examples (Dask's row)
         chosen += found
         if default_run:  # its share configs after the rest
             for label, families in type(found[0]).SHARE_CONFIGS.items():
@@ -51,8 +49,6 @@ def outside_config(adapter, family: str) -> str | None:
     families = adapter.share_families
     if families is None or family in families or family == "known":
         return None
-    if not adapter.label:  # a backend's own row, on a share in the default run (DEFAULT_RUN_FAMILIES)
-        return f"the default run checks {adapter.id} in {', '.join(families)} only"
     return f"config {adapter.label} changes only {', '.join(families)}"
 
 
