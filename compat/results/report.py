@@ -63,9 +63,7 @@ def summary_table(run: Run, registry: Registry) -> str:
         text += (
             f"\n\nregistry examples replayed: {len(run.replays)}, of {len({k for k, _ in replayed})} entries"
         )
-    fixed = aggregate.fixed(map(aggregate.replayed, run.replays))
-    removed = aggregate.removed_by_wrappers(fixed, aggregate.wrapper_rows(run.replays), registry)
-    fixed = [f for f in fixed if f not in removed]
+    fixed, removed = fixed_and_removed(run, registry)
     if removed:
         text += (
             f"\nremoved by a wrapper: entries of the framework it wraps whose examples do not diverge on "
@@ -304,15 +302,22 @@ def class_coverage_lines(run: Run) -> list[str]:
     return out
 
 
-def json_report(run: Run, registry: Registry) -> dict:
+def fixed_and_removed(run: Run, registry: Registry) -> tuple[list[aggregate.Fixed], list[aggregate.Fixed]]:
+    """The run's entries whose replayed examples diverge no more: those fixed, and those a wrapper
+    removes of the framework it wraps (not fixed: aggregate.removed_by_wrappers)."""
     fixed = aggregate.fixed(map(aggregate.replayed, run.replays))
     removed = aggregate.removed_by_wrappers(fixed, aggregate.wrapper_rows(run.replays), registry)
+    return [f for f in fixed if f not in removed], removed
+
+
+def json_report(run: Run, registry: Registry) -> dict:
+    fixed, removed = fixed_and_removed(run, registry)
     return {
         "run": run.meta or {"run_id": run.run_id},
         "summary": [row.to_json() for row in aggregate.summary(run.checks, run.divergences)],
         "coverage": [c.to_json() for c in standard_coverage.from_checks(run.checks)],
         "stale": [vars(s) for s in aggregate.stale(run, registry)],
-        "fixed": [vars(f) for f in fixed if f not in removed],
+        "fixed": [vars(f) for f in fixed],
         "removed_by_wrappers": [vars(f) for f in removed],
         "wrappers": [c.to_json() for c in wrapper_table.changes(run)],
         "divergences": [r.to_json() for r in aggregate.distinct(run.divergences)],

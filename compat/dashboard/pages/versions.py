@@ -31,7 +31,7 @@ def versions(dash: Context) -> None:
         LEGEND,
     ]
     fixed = data.fixed()
-    removed = wrappers.removed_entries(dash, fixed)
+    removed = wrappers.removed_entries(dash, fixed, data.wrapper_rows())
     fixed = [f for f in fixed if f not in removed]
     if removed:
         parts.append(

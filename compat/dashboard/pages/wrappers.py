@@ -12,7 +12,7 @@ from compat.dashboard.data import divergence_page
 from compat.dashboard.html import e, facts_table, readable, table
 from compat.dashboard.pages.common import run_line
 from compat.results import aggregate, wrapper_table
-from compat.results.records import Key
+from compat.results.records import Backend, Key
 
 PAGE, TITLE = "wrappers.html", "Wrappers"
 LINKS_SHOWN = 8  # divergences linked per row of the table
@@ -33,13 +33,15 @@ BY = {
 }
 
 
-def removed_entries(dash: Context, fixed: list[aggregate.Fixed]) -> list[aggregate.Fixed]:
-    """Of the store's fixed entries, those a wrapper removes (aggregate.removed_by_wrappers), by
-    the registry of the store's latest run."""
-    if not fixed or not dash.data.runs:
+def removed_entries(
+    dash: Context, fixed: list[aggregate.Fixed], rows: dict[str, Backend]
+) -> list[aggregate.Fixed]:
+    """Of the store's fixed entries, those a wrapper of ``rows`` (Data.wrapper_rows) removes
+    (aggregate.removed_by_wrappers), by the registry of the store's latest run."""
+    if not fixed or not rows:
         return []
     registry = dash.registry_for(list(dash.data.runs)[-1])
-    return aggregate.removed_by_wrappers(fixed, dash.data.wrapper_rows(), registry)
+    return aggregate.removed_by_wrappers(fixed, rows, registry)
 
 
 def change_row(dash: Context, change: wrapper_table.Change) -> list[str]:
@@ -173,7 +175,7 @@ def wrappers(dash: Context) -> None:
             "<p class=muted>No run in the store has a wrapper's row (e.g. <code>--backends "
             "torch,array-api:array_api_compat.torch</code>).</p>"
         )
-    removed = removed_entries(dash, dash.data.fixed())
+    removed = removed_entries(dash, dash.data.fixed(), rows)
     for wrapper, backend in sorted(rows.items()):
         if backend.wraps is not None:
             parts += wrapper_section(dash, wrapper, backend.wraps.id, removed)
