@@ -46,6 +46,7 @@ __all__ = [  # what the rest of compat asks of the table (Op and the accuracy ta
     "OPS",
     "PUBLISHED_ULPS",
     "TABLE",
+    "USER_FUNCTIONS",
     "Op",
     "UnknownOperation",
     "declare_function",
@@ -80,6 +81,9 @@ TABLE: tuple[Op, ...] = (
 )
 
 OPS: dict[str, Op] = {op.name: op for op in TABLE}
+# users' own functions (declare_function): operations for get(), never part of the table that
+# adapters resolve and specs iterate
+USER_FUNCTIONS: dict[str, Op] = {}
 
 
 class UnknownOperation(LookupError):
@@ -88,7 +92,7 @@ class UnknownOperation(LookupError):
 
 def get(name: str) -> Op:
     try:
-        return OPS[name]
+        return OPS[name] if name in OPS else USER_FUNCTIONS[name]
     except KeyError:
         raise UnknownOperation(
             f"{name!r} is not an operation of compat's table (compat/core/ops.py)"
@@ -102,7 +106,7 @@ def declare_function(function: Callable, ulps: float, terms: Callable | None = N
     The sign of a zero result is not judged: the user declares an accuracy, not bits."""
     name = f"{function.__module__}.{function.__qualname__}"
     about = (inspect.getdoc(function) or "").split("\n")[0]
-    OPS[name] = Op(
+    USER_FUNCTIONS[name] = Op(
         name,
         str(inspect.signature(function)),
         "user",
