@@ -220,3 +220,80 @@ def test_no_array_namespace_is_said_exactly_of_the_backends_whose_arrays_it_refu
         except TypeError:
             refused = True
         assert refused == bool(adapter.no_array_namespace), adapter.id
+
+
+def halved(x):
+    """x times 0.5 as a constant without dtype=: float64 on NumPy, x's dtype on torch (the README's bug)."""
+    from array_api_compat import array_namespace
+
+    return x * array_namespace(x).asarray(0.5)
+
+
+def halved_in_dtype(x):
+    from array_api_compat import array_namespace
+
+    xp = array_namespace(x)
+    return x * xp.asarray(0.5, dtype=x.dtype)
+
+
+USERS_REGISTRY = """
+[[known]]
+id = "{name}"
+backend = "torch"
+family = "own"
+op = "tests.test_own_functions.{name}"
+kind = "dtype"
+differs = "float32 input, float32 result: NumPy's is float64"
+reason = "planted by tests/test_own_functions.py"
+[[known.examples]]
+family = "own"
+call = "tests.test_own_functions.{name}(x0)"
+backends = ["torch"]
+[known.examples.inputs]
+x0 = "np.array([3.0], dtype=np.float32)"
+"""
+
+
+def test_a_users_registry_example_replays_at_the_test_s_first_check_of_the_function(tmp_path):
+    """A registry entry of a user's function, its example as `compat known add` writes it, loads (the
+    registry never imports the function's module) and replays on the row at the test's first check
+    of the function, once: reproduced while the bug is there, fixed once it is gone; an example of a
+    function the test never declares is not replayed (compat's known spec cannot run it either)."""
+    pytest.importorskip("torch")
+    from compat.adapters import load_adapter
+    from compat.harness.checker import Checker, Session
+    from compat.results.registry import load
+
+    path = tmp_path / "registry.toml"
+    path.write_text(
+        "".join(USERS_REGISTRY.format(name=n) for n in ("halved", "halved_in_dtype", "undeclared"))
+    )
+    session = Session(load_adapter("numpy"), load(path))
+    torch = Checker(load_adapter("torch"), "own", "spec", session)
+    x = np.array([1.0, 2.0], dtype=np.float32)
+    for function in (halved, halved_in_dtype, halved):
+        torch.check_function(function, x)
+    replays = [
+        ("halved", "tests.test_own_functions.halved(x0)", "reproduced"),
+        ("halved_in_dtype", "tests.test_own_functions.halved_in_dtype(x0)", "fixed"),
+    ]
+    assert [(entry, case.call(), status) for entry, case, status in torch.ledger.replays] == replays
+    assert torch.ledger.matched["halved"] == 3  # the replay, then the two drawn calls
+    torch.replay_known("own")  # compat's known spec: the declared functions' examples only
+    assert [(entry, case.call(), status) for entry, case, status in torch.ledger.replays] == replays * 2
+
+
+def test_a_users_function_s_cases_turn_back_into_themselves():
+    """A record's example of a user's function, its value case and its gradient's, parses back into
+    the same case: the call names the function by module, the program's lambda calls it."""
+    from compat.core.case import Case
+    from compat.core.parse import case_from_source
+
+    x, cotangent = np.array([[1.0, -2.0]], dtype=np.float32), np.array([[0.5, 2.0]], dtype=np.float32)
+    op = ops.declare_function(halved, ulps=4)
+    gradient = programs.weighted_sum(op, (x,), {}, cotangent)
+    for case in (Case(op, (x,)), Case("grad", (x,), program=gradient)):
+        example = case.example()
+        again = case_from_source(example["call"], example["inputs"])
+        assert again.example() == example and again.op == case.op, example
+        assert (again.program and again.program.root) == (case.program and case.program.root)

@@ -56,9 +56,15 @@ def case_from_source(call: str, inputs: dict[str, str], exact: bool = False) -> 
         if "x0" not in values:
             raise ParseError(f"{call[:80]!r}: no input x0")
         return Case(SUBSCRIPT, (values["x0"], evaluate(call, {**values, "x0": Indexer()})), exact=exact)
-    if not (isinstance(tree, ast.Call) and isinstance(tree.func, ast.Name)):
+    op = called_name(tree.func) if isinstance(tree, ast.Call) else None
+    root = op.split(".")[0] if op else ""
+    if op is None or (root != op and root in NAMES):  # np.add: NumPy's, not compat's operation
         raise ParseError(f"{call[:80]!r} is not a call of an operation")
-    op = tree.func.id
+    if (
+        root != op
+    ):  # a user's function (no operation of the table has a dot), resolved once its test declares it
+        args, kwargs = evaluate(call, {**values, root: Dotted(root, lambda _, /, *a, **k: (a, k))})
+        return Case(op, args, kwargs, exact=exact)
     try:
         facts = ops.get(op)
     except ops.UnknownOperation as error:
@@ -81,7 +87,12 @@ def program_from_source(text: str, args: tuple, constants: tuple) -> Program:
     """The program of ``Program.numpy_lambda``'s text: ``lambda x0: np.sum(np.tanh(x0) * c0)``.
     Its inputs are the first of the transform's ``args`` (hvp's last is a tangent)."""
     constant_nodes = {f"c{i}": Symbol(Node("const", slot=i)) for i in range(len(constants))}
-    function = evaluate(text, {"np": Builder(), **constant_nodes})
+    users = {  # a user's function inside the program (xp.check_function's grad=True): mylib.softmax(x0)
+        root: Dotted(root, lambda op, /, *a, **k: node_of(op, a, k))
+        for root in module_roots(text)
+        if root not in NAMES
+    }
+    function = evaluate(text, {"np": Builder(), **constant_nodes, **users})
     arity = function.__code__.co_argcount
     root = function(*(Symbol(Node("input", slot=i)) for i in range(arity)))
     if not isinstance(root, Symbol):
@@ -123,18 +134,52 @@ class Builder:
             ops.get(op)
         except ops.UnknownOperation as error:
             raise ParseError(str(error)) from None
+        return lambda *args, **kwargs: node_of(op, args, kwargs)
 
-        def build(*args, **kwargs):
-            operands = 0
-            while operands < len(args) and isinstance(args[operands], Symbol):
-                operands += 1
-            return Symbol(
-                Node(
-                    op,
-                    tuple(a.node for a in args[:operands]),
-                    params=args[operands:],
-                    kwargs=tuple(kwargs.items()),
-                )
-            )
 
-        return build
+def node_of(op: str, args: tuple, kwargs: dict) -> Symbol:
+    """``op``'s node: its leading arguments that are nodes are its operands, the rest its parameters."""
+    operands = 0
+    while operands < len(args) and isinstance(args[operands], Symbol):
+        operands += 1
+    return Symbol(
+        Node(op, tuple(a.node for a in args[:operands]), params=args[operands:], kwargs=tuple(kwargs.items()))
+    )
+
+
+def called_name(func: ast.expr) -> str | None:
+    """The name a call calls: ``add``, or a user's function's dotted name ``mylib.softmax``; else None."""
+    if isinstance(func, ast.Name):
+        return func.id
+    if isinstance(func, ast.Attribute) and (inner := called_name(func.value)) is not None:
+        return f"{inner}.{func.attr}"
+    return None
+
+
+def module_roots(text: str) -> set[str]:
+    """The names whose attributes a source calls (``np`` of np.sum, ``mylib`` of mylib.softmax)."""
+    try:
+        tree = ast.parse(text, mode="eval")
+    except SyntaxError:
+        return set()  # evaluate says so
+    return {
+        name.split(".")[0]
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+        for name in [called_name(node.func)]
+        if name is not None
+    }
+
+
+class Dotted:
+    """A module's name in a source, never imported: ``mylib.softmax(*a, **k)`` is
+    ``call("mylib.softmax", *a, **k)``."""
+
+    def __init__(self, name: str, call):
+        self.name, self.call = name, call
+
+    def __getattr__(self, attr: str) -> Dotted:
+        return Dotted(f"{self.name}.{attr}", self.call)
+
+    def __call__(self, *args, **kwargs):
+        return self.call(self.name, *args, **kwargs)

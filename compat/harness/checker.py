@@ -165,10 +165,24 @@ def function_answer(
     if checker.backend.no_array_namespace:  # a function written against the standard cannot run there
         pytest.skip(f"{checker.backend.id}: {checker.backend.no_array_namespace}")
     case = Case(ops.declare_function(function, ulps, terms), args, kwargs)
+    if not checker.ledger.cases[case.op]:  # the test's first check of it: the registry's examples first
+        replay_function_examples(checker, case.op)
     answer = checker._judged(case)
     if grad:
         function_gradient(checker, case)
     return answer
+
+
+def replay_function_examples(checker: Checker, op: str) -> None:
+    """The registry's examples of a user's function (and of gradients of it) in this test's
+    family, replayed on the row as ``replay_known`` replays the table's (it cannot: the function
+    is known once the test declares it). A replay that diverges anew is kept for the test's end, not
+    raised into the Hypothesis example being drawn."""
+    checker.ledger.replaying = True
+    try:
+        replay_examples(checker, lambda case: op in operations_of(case))
+    finally:
+        checker.ledger.replaying = False
 
 
 def wide(value):
@@ -336,20 +350,9 @@ class Checker:
         """Replay, as a spec of ``family``, every registry example for this backend and
         device; each one's outcome (reproduced, or fixed in this version) goes to the
         ledger's ``replays``. Returns how many examples ran."""
-        ledger = self.ledger
-        ledger.family = family
-        if self.backend.name == self.session.reference.name:  # NumPy against itself
-            return 0
-        for entry in self.session.registry.entries:
-            if not entry.applies_to(self.backend_info):
-                continue
-            for example in entry.examples:
-                if example.family == family and (case := replayable_case(example, self)) is not None:
-                    before = ledger.matched[entry.id]
-                    self.replay(case, example.question())
-                    status = "reproduced" if ledger.matched[entry.id] > before else "fixed"
-                    ledger.replays.append((entry.id, case, status))
-        return len(ledger.replays)
+        self.ledger.family = family
+        replay_examples(self, lambda case: True)
+        return len(self.ledger.replays)
 
     def replay(self, case: Case | None, question: Case | None = None) -> None:
         """Check a case rebuilt from a record as its spec checked it (outside Hypothesis,
@@ -357,6 +360,26 @@ class Checker:
         spec died in, first (its call in a child process now). See ``replayed``."""
         if case is not None:
             replayed(self, case, question)
+
+
+def replay_examples(checker: Checker, wanted: Callable[[Case], bool]) -> None:
+    """Replay, as the spec of the ledger's family, every registry example of that family for the
+    checker's backend and device whose case is ``wanted``; each one's outcome (reproduced, or
+    fixed in this version) goes to the ledger's ``replays``."""
+    ledger = checker.ledger
+    if checker.backend.name == checker.session.reference.name:  # NumPy against itself
+        return
+    for entry in checker.session.registry.entries:
+        if not entry.applies_to(checker.backend_info):
+            continue
+        for example in entry.examples:
+            if example.family != ledger.family or (case := replayable_case(example, checker)) is None:
+                continue
+            if wanted(case):
+                before = ledger.matched[entry.id]
+                checker.replay(case, example.question())
+                status = "reproduced" if ledger.matched[entry.id] > before else "fixed"
+                ledger.replays.append((entry.id, case, status))
 
 
 def replayable_case(example: Example, checker: Checker) -> Case | None:
@@ -367,7 +390,21 @@ def replayable_case(example: Example, checker: Checker) -> Case | None:
     if not example.replays_on(checker.backend_info, checker.device):
         return None  # before the case is parsed: most examples are another backend's or device's
     case = example.case()
+    if not all(declared(op) for op in operations_of(case)):
+        return None  # a user's function, replayed by its own test once it declares it (xp.check_function)
     return case if checker.backend.unsupported(case.op) is None and producers_installed(case) else None
+
+
+def operations_of(case: Case) -> set[str]:
+    return {case.op} | (case.program.root.ops() if case.program is not None else set())
+
+
+def declared(op: str) -> bool:
+    try:
+        ops.get(op)
+    except ops.UnknownOperation:
+        return False
+    return True
 
 
 def producers_installed(case: Case) -> bool:

@@ -52,6 +52,7 @@ class Ledger:
         self._example = None  # the Hypothesis example being run (its ConjectureData)
         self.matched: Counter[str] = Counter()  # registry entry -> divergences it matched
         self.replays: list[tuple[str, Case, str]] = []  # registry examples replayed: (entry, case, status)
+        self.replaying = False  # a replay inside a Hypothesis example: a new divergence is kept, not raised
         self.unsupported: dict[str, str] = {}  # operation -> the reason the backend's adapter declares
 
     def observe(self, table: str, row: str, value: str) -> None:
@@ -103,7 +104,7 @@ class Ledger:
         known = [self.registry.match(self.backend_info, f) for f in fields]
         self.matched.update(entry.id for entry in known if entry)
         found = Found(case, verdict.expected, verdict.actual, verdict.mismatches, known, reference, follows)
-        if all(known) or not hypothesis.currently_in_test_context():
+        if all(known) or self.replaying or not hypothesis.currently_in_test_context():
             for key in keys:
                 if key not in self.kept or found.size() < self.kept[key].size():
                     self.kept[key] = found
