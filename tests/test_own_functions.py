@@ -178,6 +178,10 @@ def positive(x):
     return x > 0
 
 
+def sum_of_terms(x, terms=1):
+    return x * terms
+
+
 def test_a_function_the_finite_differences_cannot_run_says_so_and_is_no_divergence():
     """A function that refuses long double arrays has no finite-difference gradient: the row counts
     grad unsupported with that reason (its values are still checked), not an error divergence; a
@@ -198,6 +202,8 @@ def test_a_function_the_finite_differences_cannot_run_says_so_and_is_no_divergen
     assert "tests.test_own_functions.shifted_inverse_sums" not in ops.OPS and len(ops.OPS) == len(ops.TABLE)
     with pytest.raises(TypeError, match="real floating array result"):
         torch.check_function(positive, np.ones(2), grad=True)
+    with pytest.raises(TypeError, match="parameter named 'terms'"):  # its terms= would be taken as compat's
+        torch.check_function(sum_of_terms, np.ones(2), terms=2)
 
 
 def test_no_array_namespace_is_said_exactly_of_the_backends_whose_arrays_it_refuses():

@@ -5,6 +5,7 @@ pytest hooks write as records."""
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
@@ -148,6 +149,9 @@ def alike(
     return [(np.array(where), key[2]) for key, where in groups.items()]
 
 
+OWN_OPTIONS = {"ulps", "terms", "grad"}  # check_function's keywords; the rest are the function's
+
+
 def function_answer(
     checker: Checker,
     function: Callable,
@@ -164,6 +168,12 @@ def function_answer(
     With ``grad``, also its gradient (``function_gradient``)."""
     if checker.backend.no_array_namespace:  # a function written against the standard cannot run there
         pytest.skip(f"{checker.backend.id}: {checker.backend.no_array_namespace}")
+    if clash := sorted(OWN_OPTIONS & inspect.signature(function).parameters.keys()):
+        # its own keyword would be taken as check_function's, silently
+        raise TypeError(
+            f"{function.__qualname__} has a parameter named {clash[0]!r}, as check_function's option: check "
+            f"a function of your module that calls it with that keyword instead"
+        )
     case = Case(ops.declare_function(function, ulps, terms), args, kwargs)
     if not checker.ledger.cases[case.op]:  # the test's first check of it: the registry's examples first
         replay_function_examples(checker, case.op)
