@@ -238,3 +238,6 @@ def test_an_example_whose_producer_is_not_installed_is_not_replayed(monkeypatch)
     assert producers_installed(
         case_from_source("add(x0, x1)", {"x0": "np.int8(1)", "x1": "np.int8(2)"}, True)
     )
+    # a namespace row's array, named as --backends names it (a wrapper's example, replayed on its framework)
+    wrapped = {"x0": "exported('array-api:array_api_compat.numpy', np.array([1.0], dtype=np.float32))"}
+    assert producers_installed(case_from_source("from_dlpack(x0)", wrapped))

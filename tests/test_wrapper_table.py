@@ -22,6 +22,11 @@ def checked(backend: dict, family: str, *ops: str) -> dict:
     return checks_record({op: 5 for op in ops}) | {"family": family, "backend": backend}
 
 
+def crossed(backend: dict, family: str, *ops: str) -> dict:
+    """The checks of compat.harness.crossreplay: the other row's examples of ``ops``, replayed on this one."""
+    return checked(backend, family, *ops) | {"spec": wrapper_table.CROSS_REPLAY}
+
+
 def diverged(backend: dict, family: str, op: str, kind: str, known: str | None = None, **fields) -> dict:
     record = divergence_record(op) | {"family": family, "backend": backend, "kind": kind}
     return record | {"known": known, "status": "known" if known else "new", **fields}
@@ -36,6 +41,7 @@ RECORDS = (
     diverged(WRAPPER, "promotion", "cumsum", "error"),  # the wrapper adds it
     diverged(TORCH, "promotion", "sum", "value", known="torch-sum"),  # not checked by the wrapper
     diverged(TORCH, "promotion", "add", "value", device="apu:0"),  # a device's: not the wrapper's business
+    CROSSED := crossed(TORCH, "promotion", "cumsum"),  # the wrapper's cumsum example, replayed on torch's row
 )
 
 
@@ -108,7 +114,7 @@ def test_the_report_prints_the_table_and_the_json_holds_it():
             "new",
             "1",
             "1",
-            "draws",
+            "replay",
         ],
     ], text
     data = json_report(run, Registry())["wrappers"]
@@ -166,14 +172,25 @@ def test_an_entry_of_the_framework_that_its_wrapper_does_not_show_is_removed_not
 
 def test_a_row_lacks_a_signature_by_replay_where_the_entrys_example_of_the_op_diverges_no_more_there():
     """The wrapper's replay of torch-mean-needs-float's example of mean does not diverge: removed by
-    replay; the new cumsum error has no entry to replay on torch: added by draws (torch's row checked
-    every example); without the replay, or where one still diverges, the removal is unconfirmed."""
+    replay; the new cumsum error has no entry, but its example was replayed on torch's row (the
+    cross-replay) and does not diverge there: added by replay; without the replay, or where one still
+    diverges, the change is unconfirmed: the rows draw different examples."""
     fixed = replay(WRAPPER, "torch-mean-needs-float", "fixed")
     found = wrapper_table.changes(run_of(*RECORDS, fixed))
     assert [(c.op, c.change, wrapper_table.evidence(c)) for c in found] == [
         ("mean", "removed", "replay"),
-        ("cumsum", "added", "draws"),
+        ("cumsum", "added", "replay"),
     ]
+    drawn_only = [r for r in RECORDS if r is not CROSSED]
+    (_, cumsum) = wrapper_table.changes(run_of(*drawn_only, fixed))
+    assert (cumsum.change, wrapper_table.evidence(cumsum)) == ("unconfirmed", "draws")
+    # torch's mean example replayed on the wrapper's row by the cross-replay: removed by replay too
+    (mean, _) = wrapper_table.changes(run_of(*RECORDS, crossed(WRAPPER, "promotion", "mean")))
+    assert (mean.change, wrapper_table.evidence(mean)) == ("removed", "replay")
+    # ... but not a divergence judged against the standard's stated value, which it does not replay
+    stated = [r | {"reference": "standard"} if r.get("op") == "mean" and "kind" in r else r for r in RECORDS]
+    (mean, _) = wrapper_table.changes(run_of(*stated, crossed(WRAPPER, "promotion", "mean")))
+    assert (mean.change, wrapper_table.evidence(mean)) == ("unconfirmed", "draws")
     on_a_device = replay(WRAPPER, "torch-mean-needs-float", "fixed") | {"device": "apu:0"}
     again = replay(WRAPPER, "torch-mean-needs-float", "reproduced")
     for replays in ([on_a_device], [fixed, again]):  # not on the default device; one example still diverges

@@ -419,12 +419,17 @@ def declared(op: str) -> bool:
 
 def producers_installed(case: Case) -> bool:
     """Whether every backend whose exported array the case imports is installed (an example found
-    where TensorFlow made the array cannot replay where it is not)."""
-    return all(
-        adapters.load_class(adapters.registered()[a.producer]).is_available()
-        for a in case.args
-        if isinstance(a, Exported)
-    )
+    where TensorFlow made the array cannot replay where it is not); a producer is named as
+    ``--backends`` names it (a namespace's ``array-api:<module>`` too)."""
+    return all(installed(a.producer) for a in case.args if isinstance(a, Exported))
+
+
+def installed(backend: str) -> bool:
+    try:
+        adapters.resolve(backend)
+    except (adapters.BackendMissing, adapters.AdapterError):
+        return False
+    return True
 
 
 def replayed(checker: Checker, case: Case, question: Case | None) -> None:

@@ -28,7 +28,7 @@ from compat import adapters
 from compat.adapters import AdapterError, patches
 from compat.adapters.namespace import DEFAULT_ROWS, PREFIX, SHARE_ROWS
 from compat.core.row import Row
-from compat.harness import casualties, inflight, supervision
+from compat.harness import casualties, crossreplay, inflight, supervision
 from compat.harness.checker import Session, backend_info
 from compat.harness.isolation import Isolation
 from compat.harness.selection import (
@@ -259,6 +259,7 @@ class CompatSession:
             None  # created by the first spec (or any test, supervised)
         )
         self.watchdog: inflight.Watchdog | None = None  # the xdist controller's
+        self.closing: list[str] = []  # the summary's last lines (compat.harness.crossreplay)
 
     def write(self, record: records.Record) -> None:
         if self._writer is None:
@@ -411,8 +412,7 @@ def prepare_devices(compat: CompatSession, config) -> None:
 
 
 def pytest_sessionfinish(session):
-    """Every process says it ended normally; the controller describes the run, once
-    specs have written records into it."""
+    """Every process says it ended normally; the controller describes the run, then settles its wrappers."""
     config = session.config
     if _SESSION not in config.stash:
         return
@@ -425,6 +425,11 @@ def pytest_sessionfinish(session):
         return
     if compat.run_directory.exists():
         (compat.run_directory / "run.json").write_text(json.dumps(compat.description, indent=2))
+        compat.closing, new = crossreplay.after_run(
+            compat.run_directory, compat.registry.path, compat.description["backends"]
+        )
+        if new and compat.policy == "strict":
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
 def pytest_collect_file(file_path, parent):
@@ -581,9 +586,7 @@ def pytest_terminal_summary(terminalreporter, config):
     if hasattr(config, "workerinput") or _SESSION not in config.stash:
         return
     compat = session_of(config)
-    if not any(
-        compat.run_directory.glob("records-*.jsonl")
-    ):  # no spec ran (harness tests only, --collect-only, ...)
+    if not any(compat.run_directory.glob("records-*.jsonl")):  # no spec ran (harness tests only, ...)
         return
     try:
         text = report.terminal_summary(compat.run_directory, compat.registry)
@@ -591,7 +594,7 @@ def pytest_terminal_summary(terminalreporter, config):
         text = f"compat: {error}"
     terminalreporter.write_sep("=", "compat divergence summary")
     terminalreporter.write_line(text)
-    for line in skipped_lines(compat):
+    for line in skipped_lines(compat) + compat.closing:
         terminalreporter.write_line(line)
     if casualties.summary(compat.run_directory):
         terminalreporter.write_line(casualties.summary(compat.run_directory))

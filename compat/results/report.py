@@ -276,9 +276,9 @@ def wrapper_lines(run: Run) -> list[str]:
     return [
         "",
         "what the wrappers change (divergences from NumPy per family, op, kind and registry entry, where "
-        "both rows checked the op): removed, the framework's own row shows it and a replay on the wrapper's "
-        "does not; added, only the wrapper's shows it; unconfirmed, the wrapper's row drew no example that "
-        "shows it and no replay settles it",
+        "both rows checked the op): removed, the framework's own row shows it and the wrapper's does not; "
+        "added, only the wrapper's shows it; each by replay of its examples on the row that lacks it; "
+        "unconfirmed, one row shows it, the other drew no example that does, and no replay settles it",
         table(wrapper_table.HEADERS, body),
     ]
 

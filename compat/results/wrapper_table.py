@@ -6,12 +6,13 @@ framework's own row shows it and the wrapper's does not; *added*, only the wrapp
 signature is (family, operation, kind, registry entry matched): the wrapper may remove one
 entry's divergence of an operation and keep another's of the same kind (float16's but not
 bfloat16's); a divergence of no entry is signed by its status (``new``, ``standard``). A signature
-counts only where both rows checked the operation in that family (a wrapper's row checks a share
-of the examples: what it did not check it cannot have removed). The row that lacks a signature
-lacks it *by replay* where the registry examples of its entry and operation were replayed there
-and diverge no more; else *by draws*: it drew no example that shows it, and may not have drawn
-the inputs that would. A removal by draws alone is *unconfirmed*, not removed: the wrapper's row
-checks a share of the examples (an addition by draws stands: the framework's row checked them all)."""
+counts only where both rows checked the operation in that family. The row that lacks a signature
+lacks it *by replay* where its minimal examples were replayed there and diverge no more: the
+registry's examples of its entry and operation (every run replays them), or the examples the other
+row showed it on (compat.harness.crossreplay, at the end of the run; a replay that diverges alike
+puts the signature on both rows: no change). Else *by draws* only: the rows check different
+examples (a wrapper's row a share of them, and their dtypes differ), so it is *unconfirmed*, not a
+change."""
 
 from __future__ import annotations
 
@@ -21,9 +22,10 @@ from dataclasses import dataclass
 from compat.results.records import Divergence, Key, Run
 
 REMOVED, ADDED = "removed", "added"
-# the framework's row shows it, the wrapper's drew no example that does, and no replay there says it is
-# gone: a share of the examples may simply not have drawn those inputs (not claimed as removed)
+# one row shows it, the other drew no example that does, and no replay there says it lacks it: the
+# other row may simply not have drawn those inputs (not claimed as a change)
 UNCONFIRMED = "unconfirmed"
+CROSS_REPLAY = "cross-replay"  # the spec name of the records of compat.harness.crossreplay
 
 
 @dataclass(frozen=True)
@@ -35,11 +37,11 @@ class Change:
     family: str
     op: str
     kind: str
-    change: str  # REMOVED, ADDED or UNCONFIRMED
+    change: str  # REMOVED, ADDED, or UNCONFIRMED (either, by draws only)
     entry: str  # the registry entry its divergences matched, or their status (new, standard)
     version: str  # of the row that shows it
     divergences: tuple[tuple[Key, int], ...]  # (distinct divergence, examples that showed it)
-    replayed: bool  # the entry's examples of the op, replayed on the row that lacks it, diverge no more there
+    replayed: bool  # its examples, replayed on the row that lacks it, diverge no more there
 
     @property
     def examples(self) -> int:
@@ -88,17 +90,37 @@ def replayed(run: Run) -> dict[tuple[str, str, str], bool]:
     return found
 
 
+def replayable(divergence: Divergence) -> bool:
+    """Judged against NumPy or the backend's own answer, as a replay judges it (a special case judged
+    against the standard's stated value is not replayed on the other row)."""
+    return divergence.reference == "numpy" or divergence.reference.startswith("itself:")
+
+
+def cross_replayed(run: Run) -> set[tuple[str, str, str]]:
+    """(row, family, op) whose other row's examples compat.harness.crossreplay replayed on it."""
+    return {
+        (r.backend.id, r.family, op)
+        for r in run.checks
+        if r.spec == CROSS_REPLAY
+        for op, n in r.cases.items()
+        if n
+    }
+
+
 def changes(run: Run) -> list[Change]:
     """Every signature each wrapper row of ``run`` removes from, or adds to, its framework's row."""
-    by_replay = replayed(run)
+    by_replay, crossed = replayed(run), cross_replayed(run)
     shown: defaultdict[str, defaultdict[tuple[str, str, str, str], dict[Key, int]]] = defaultdict(
         lambda: defaultdict(dict)
     )
+    settled: dict[tuple[str, tuple], bool] = {}  # (row, signature) -> every divergence of it replayable
     versions = {}
     for divergence in run.divergences:
         if on_default_device_eager(divergence) and not divergence.against_device:
+            key = (divergence.backend.id, signature(divergence))
             found = shown[divergence.backend.id][signature(divergence)]
             found[divergence.key] = found.get(divergence.key, 0) + divergence.count
+            settled[key] = settled.get(key, True) and replayable(divergence)
             versions[divergence.backend.id] = divergence.backend.version
     result = []
     for (wrapper, wrapped), families in compared(run).items():
@@ -106,8 +128,10 @@ def changes(run: Run) -> list[Change]:
             for (family, op, kind, entry), found in sorted(shown[have].items()):
                 if op in families.get(family, ()) and (family, op, kind, entry) not in shown[lack]:
                     seen = tuple(sorted(found.items(), key=lambda item: item[0].sort_key()))
-                    lacks = by_replay.get((lack, entry, op), False)
-                    said = UNCONFIRMED if change == REMOVED and not lacks else change
+                    lacks = by_replay.get((lack, entry, op), False) or (
+                        (lack, family, op) in crossed and settled[(have, (family, op, kind, entry))]
+                    )
+                    said = change if lacks else UNCONFIRMED
                     result.append(
                         Change(wrapper, wrapped, family, op, kind, said, entry, versions[have], seen, lacks)
                     )

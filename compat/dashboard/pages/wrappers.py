@@ -28,7 +28,8 @@ HEADERS = [
     "inputs (signature)",
 ]
 BY = {
-    "replay": "the registry examples of this entry and operation, replayed on the row that lacks it, diverge no more",
+    "replay": "its examples (the registry's of its entry and operation, or those the other row showed it "
+    "on), replayed on the row that lacks it, diverge no more",
     "draws": "the row that lacks it drew no example that shows it, and may not have drawn the inputs that would",
 }
 
@@ -112,9 +113,9 @@ def wrapper_section(dash: Context, wrapper: str, wrapped: str, removed: list[agg
     )
     said = Counter(c.change for c in found)
     parts.append(
-        f"<p>{said[wrapper_table.REMOVED]} signature(s) removed (by replay), {said[wrapper_table.ADDED]} "
-        f"added, {said[wrapper_table.UNCONFIRMED]} unconfirmed (the framework's row shows them, the "
-        "wrapper's drew no example that does, and no replay settles it).</p>"
+        f"<p>{said[wrapper_table.REMOVED]} signature(s) removed, {said[wrapper_table.ADDED]} added (by "
+        f"replay), {said[wrapper_table.UNCONFIRMED]} unconfirmed (one row shows them, the other drew no "
+        "example that does, and no replay settles it).</p>"
         if found
         else "<p class=muted>The wrapper neither removes nor adds a divergence there.</p>"
     )
@@ -162,13 +163,14 @@ def wrappers(dash: Context) -> None:
         "<code>torch</code>) against that framework's own row, per family from the latest run that checked "
         "the family on both rows, on the default device, eagerly. Per signature of the divergences from "
         "NumPy (family, operation, kind and the registry entry they matched, or <i>new</i>): "
-        "<b>removed</b>, the framework's row shows it and the wrapper's does not, by a replay of the registry "
-        "examples of its entry and operation there (<b>by replay</b>); <b>added</b>, only the wrapper's shows "
-        "it (the framework's row checked every example: <b>by draws</b>); <b>unconfirmed</b>, the framework's "
-        "row shows it and the wrapper's drew no example that does, but no replay settles it: a wrapper's row "
-        "checks a share of the examples and may not have drawn those inputs. Only operations both rows "
-        "checked count. Click an input signature for the divergence's page (the framework's for a removal, "
-        "the wrapper's for an addition).</p>",
+        "<b>removed</b>, the framework's row shows it and the wrapper's does not; <b>added</b>, only the "
+        "wrapper's shows it; each <b>by replay</b>: the registry examples of its entry and operation, or "
+        "the minimal examples the other row showed it on (replayed at the end of the run), diverge no more "
+        "on the row that lacks it (one that diverges alike puts it on both rows: no change). "
+        "<b>unconfirmed</b>, one row shows it and the other drew no example that does, and no replay settles "
+        "it (<b>by draws</b>): a wrapper's row checks a share of the examples, and the two rows draw "
+        "different dtypes. Only operations both rows checked count. Click an input signature for the "
+        "divergence's page (the framework's for a removal, the wrapper's for an addition).</p>",
     ]
     if not rows:
         parts.append(
