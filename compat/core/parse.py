@@ -60,9 +60,8 @@ def case_from_source(call: str, inputs: dict[str, str], exact: bool = False) -> 
     root = op.split(".")[0] if op else ""
     if op is None or (root != op and root in NAMES):  # np.add: NumPy's, not compat's operation
         raise ParseError(f"{call[:80]!r} is not a call of an operation")
-    if (
-        root != op
-    ):  # a user's function (no operation of the table has a dot), resolved once its test declares it
+    # a dotted name is a user's function (no operation of the table has a dot), resolved once declared
+    if root != op:
         args, kwargs = evaluate(call, {**values, root: Dotted(root, lambda _, /, *a, **k: (a, k))})
         return Case(op, args, kwargs, exact=exact)
     try:
