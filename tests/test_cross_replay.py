@@ -119,5 +119,11 @@ def test_a_child_that_fails_leaves_the_changes_unconfirmed_and_says_so(tmp_path)
     lines, new = crossreplay.after_run(tmp_path, tmp_path / "no-such-registry.toml", described)
     assert new == 0 and lines[0].startswith("compat: the wrappers' cross-replay failed (exit 1"), lines
     assert {change for _, change, _, _ in changes(tmp_path)} == {"unconfirmed"}
-    # a run without a wrapper beside its framework replays nothing
+    # a run without a wrapper beside its framework replays nothing, nor does one where no spec ran
+    # (harness tests only: no child, no records file, which would make the run print a summary)
     assert crossreplay.after_run(tmp_path, registry.DEFAULT, described[:1]) == ([], 0)
+    no_spec = tmp_path / "no-spec"
+    no_spec.mkdir()
+    (no_spec / "run.json").write_text(json.dumps({"run_id": RUN, "backends": described}))
+    assert crossreplay.after_run(no_spec, registry.DEFAULT, described) == ([], 0)
+    assert [p.name for p in no_spec.iterdir()] == ["run.json"]
