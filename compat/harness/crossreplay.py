@@ -34,18 +34,13 @@ ROUNDS = 3  # replays of what replays showed
 def pending(run: records.Run) -> dict[tuple[str, str], list[registry.Example]]:
     """(row lacking a signature, family) -> the minimal examples, from the row that shows it, to replay there."""
     shown: defaultdict[tuple[str, tuple], list[records.Divergence]] = defaultdict(list)
-    for divergence in run.divergences:
-        if wrapper_table.on_default_device_eager(divergence) and not divergence.against_device:
-            shown[(divergence.backend.id, wrapper_table.signature(divergence))].append(divergence)
+    for divergence in filter(wrapper_table.from_numpy_here, run.divergences):
+        shown[(divergence.backend.id, wrapper_table.signature(divergence))].append(divergence)
     found: defaultdict[tuple[str, str], dict[str, registry.Example]] = defaultdict(dict)
     for change in wrapper_table.changes(run):
+        have = change.shown_on
+        lack = change.wrapper if have == change.wrapped else change.wrapped
         key = (change.family, change.op, change.kind, change.entry)
-        # one row shows it (the framework's where the wrapper removes it), the other lacks it
-        have, lack = (
-            (change.wrapped, change.wrapper)
-            if shown[(change.wrapped, key)]
-            else (change.wrapper, change.wrapped)
-        )
         for divergence in shown[(have, key)]:
             if wrapper_table.replayable(divergence):
                 # an array the showing row made and exported (interchange) is the other row's own there
@@ -134,11 +129,7 @@ def after_run(run_directory: Path, registry_path: Path | None, backends: list[di
     failed = settle(run_directory, registry_path)
     path = run_directory / f"records-{CROSS_REPLAY}.jsonl"
     lines = [failed] if failed else []
-    found = (
-        [parsed for _, line in records.iter_lines(path) for parsed in [records.parse(line)[0]]]
-        if path.exists()
-        else []
-    )
+    found = [records.parse(line)[0] for _, line in records.iter_lines(path)] if path.exists() else []
     new = [r for r in found if isinstance(r, records.Divergence) and r.status == "new"]
     if new:
         lines.append(

@@ -39,6 +39,7 @@ class Change:
     kind: str
     change: str  # REMOVED, ADDED, or UNCONFIRMED (either, by draws only)
     entry: str  # the registry entry its divergences matched, or their status (new, standard)
+    shown_on: str  # the row that shows it (wrapped for a removal, wrapper for an addition)
     version: str  # of the row that shows it
     divergences: tuple[tuple[Key, int], ...]  # (distinct divergence, examples that showed it)
     replayed: bool  # its examples, replayed on the row that lacks it, diverge no more there
@@ -57,6 +58,12 @@ class Change:
 
 def on_default_device_eager(record) -> bool:
     return record.device is None and "mode" not in record.backend.config
+
+
+def from_numpy_here(divergence: Divergence) -> bool:
+    """A divergence the table compares: from NumPy (not a device's from its reference), on the
+    default device, eager."""
+    return on_default_device_eager(divergence) and not divergence.against_device
 
 
 def signature(divergence: Divergence) -> tuple[str, str, str, str]:
@@ -115,13 +122,12 @@ def changes(run: Run) -> list[Change]:
     )
     settled: dict[tuple[str, tuple], bool] = {}  # (row, signature) -> every divergence of it replayable
     versions = {}
-    for divergence in run.divergences:
-        if on_default_device_eager(divergence) and not divergence.against_device:
-            key = (divergence.backend.id, signature(divergence))
-            found = shown[divergence.backend.id][signature(divergence)]
-            found[divergence.key] = found.get(divergence.key, 0) + divergence.count
-            settled[key] = settled.get(key, True) and replayable(divergence)
-            versions[divergence.backend.id] = divergence.backend.version
+    for divergence in filter(from_numpy_here, run.divergences):
+        row, signed = divergence.backend.id, signature(divergence)
+        found = shown[row][signed]
+        found[divergence.key] = found.get(divergence.key, 0) + divergence.count
+        settled[(row, signed)] = settled.get((row, signed), True) and replayable(divergence)
+        versions[row] = divergence.backend.version
     result = []
     for (wrapper, wrapped), families in compared(run).items():
         for change, have, lack in ((REMOVED, wrapped, wrapper), (ADDED, wrapper, wrapped)):
@@ -133,7 +139,9 @@ def changes(run: Run) -> list[Change]:
                     )
                     said = change if lacks else UNCONFIRMED
                     result.append(
-                        Change(wrapper, wrapped, family, op, kind, said, entry, versions[have], seen, lacks)
+                        Change(
+                            wrapper, wrapped, family, op, kind, said, entry, have, versions[have], seen, lacks
+                        )
                     )
     return result
 
