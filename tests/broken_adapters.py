@@ -8,6 +8,8 @@ Registered through the public path: ``--adapter tests.broken_adapters:Name``.
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 
 from compat.adapters.broken import with_values
@@ -244,11 +246,10 @@ class PluginAndAccelerators(PluginDevices):
         return {"gpu:0": None, "tpu:0": "no TPU on this machine"}
 
 
-class TwoDeviceKinds(NumpyAdapter):
-    """NumPy with devices of two kinds, whose ``gpu:0`` flushes float results below the
-    smallest normal to zero in add (flush-to-zero, as some GPU kernels do)."""
+class OnTwoDeviceKinds(NumpyAdapter):
+    """NumPy with devices of two kinds: a plug-in's ``apu:0`` and an accelerator, ``gpu:0``."""
 
-    name = "two_device_kinds"
+    name = "on_two_device_kinds"
     plugin = PluginAndAccelerators()
 
     def from_numpy(self, array, device):
@@ -262,6 +263,13 @@ class TwoDeviceKinds(NumpyAdapter):
     def devices(self):
         return ["cpu:0", "apu:0", "gpu:0"]
 
+
+class TwoDeviceKinds(OnTwoDeviceKinds):
+    """Whose ``gpu:0`` flushes float results below the smallest normal to zero in add
+    (flush-to-zero, as some GPU kernels do)."""
+
+    name = "two_device_kinds"
+
     def call(self, op, args, kwargs=None, device=None):
         outcome = super().call(op, args, kwargs, device)
         if device != "gpu:0" or op != "add" or outcome.values is None or outcome.values.dtype.kind != "f":
@@ -271,19 +279,40 @@ class TwoDeviceKinds(NumpyAdapter):
         return with_values(outcome, flushed)
 
 
-class SpoilsItsProcess(NumpyAdapter):
-    """Every call fails as a CUDA device-side assert does, naming its process: after one, the
-    process cannot compute (tests/test_isolation.py: its child is replaced)."""
+# -- an accelerator whose one bad call leaves its process unusable (tests/test_device_lost.py)
 
-    name = "spoils_its_process"
+DEVICE_LOST = []  # this process's device-side assert, once one happened (a CUDA context is the process's)
+ASSERTING_INDEX = (3,)  # an integer past the end of an axis of 3: the index the device asserts on
 
-    def function(self, op):
-        import os
 
-        def fails(*args, **kwargs):
-            raise RuntimeError(f"CUDA error: device-side assert triggered (pid {os.getpid()})")
+class PoisonsItsDevice(OnTwoDeviceKinds):
+    """An accelerator, ``gpu:0``, that checks one index with a device-side assert, as CUDA kernels
+    do: ``x[3]`` of an axis of 3 raises a CUDA error there, and from then on every call of the
+    process, on either device, fails as a CUDA context that met an assert does. Its probe says so.
+    Any other index out of bounds raises IndexError, as NumPy's."""
 
-        return fails
+    name = "poisons_its_device"
 
-    def spoils_process(self, outcome):
-        return outcome.raised and "device-side assert" in str(outcome.error)
+    def call(self, op, args, kwargs=None, device=None):
+        if DEVICE_LOST:
+            error = RuntimeError(f"CUDA error: unspecified launch failure (pid {os.getpid()})")
+            return Outcome(error=error, error_category=self.classify(error))
+        if device == "gpu:0" and op == "getitem" and asserts(*args):
+            DEVICE_LOST.append(os.getpid())
+            error = RuntimeError("CUDA error: device-side assert triggered")
+            return Outcome(error=error, error_category=self.classify(error))
+        return super().call(op, args, kwargs, device)
+
+    def probe(self, device):
+        return "RuntimeError: CUDA error: unspecified launch failure" if DEVICE_LOST else None
+
+
+def asserts(x, index=None, *_) -> bool:
+    """Whether ``x[index]`` is the index PoisonsItsDevice's device asserts on."""
+    return (
+        type(index) is tuple
+        and [type(i) for i in index] == [int]
+        and index == ASSERTING_INDEX
+        and np.ndim(x) >= 1
+        and np.shape(x)[0] == ASSERTING_INDEX[0]
+    )

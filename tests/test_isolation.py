@@ -57,12 +57,19 @@ def test_a_runaway_allocation_is_a_crash_that_says_so():
     )
 
 
-def test_a_call_that_spoils_its_process_gets_the_next_call_a_new_child():
-    """A CUDA device-side assert leaves every later CUDA call of its process failing
-    (``Adapter.spoils_process``): the next isolated call runs in a new child."""
-    adapter = load_adapter("tests.broken_adapters:SpoilsItsProcess")
+def test_a_call_that_leaves_its_device_unusable_is_a_crash_and_the_next_call_gets_a_new_child():
+    """A CUDA device-side assert leaves every later call of its process failing: the child probes
+    its device after a call that raised (``Adapter.probe``), the call is a crash that says why, and
+    the next call runs in a new child, where the device computes again."""
+    adapter = load_adapter("tests.broken_adapters:PoisonsItsDevice")
     isolation = Isolation()
-    first = isolation.run(adapter, Case("add", (INTS, 1)), None)
-    second = isolation.run(adapter, Case("add", (INTS, 2)), None)
-    assert "device-side assert" in str(first.error), first.describe()
-    assert str(first.error).split("pid ")[1] != str(second.error).split("pid ")[1]
+    lost = isolation.run(adapter, Case("getitem", (np.arange(3, dtype=np.int32), (3,))), "gpu:0")
+    assert lost.error_category == "crash", lost.describe()
+    assert str(lost.error) == (
+        "RuntimeError: CUDA error: device-side assert triggered; gpu:0 unusable after it "
+        "(RuntimeError: CUDA error: unspecified launch failure)"
+    ), lost.describe()
+    fine = isolation.run(adapter, Case("add", (INTS, 2)), "gpu:0")
+    assert fine.values.tolist() == [3, 4], fine.describe()
+    refused = isolation.run(adapter, Case("getitem", (np.arange(3, dtype=np.int32), (5,))), "gpu:0")
+    assert refused.error_category == "index", refused.describe()  # an error that spares the device: as it is

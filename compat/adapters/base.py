@@ -514,9 +514,28 @@ class Adapter:
         the default device), or None where no block is needed."""
         return None
 
+    def probe(self, device: str | None) -> str | None:
+        """After a call on ``device`` (None: the backend's default device) raised: whether the
+        device still computes. None where it does, or where no call can leave it unusable (a CPU);
+        else what the probe (a synchronize and a tiny computation) raised. A CUDA device-side assert
+        or launch failure leaves every later call of the process failing: the harness then ends
+        the process, and the call is a crash (compat.harness.runner)."""
+        return None
+
     def plugin_devices(self) -> list[str]:
         """Devices compat itself gives this backend (its reference plug-ins), checked by default."""
         return list(self.plugin.names) if self.plugin is not None else []
+
+
+def probed(computation) -> str | None:
+    """What ``computation`` (an adapter's probe of its device: a synchronize and a tiny
+    computation) raised, as ``Type: first line``; None where it ran."""
+    try:
+        computation()
+    except Exception as error:  # whatever the framework raises for a device it lost
+        lines = str(error).strip().splitlines()
+        return f"{type(error).__name__}: {lines[0] if lines else ''}"
+    return None
 
 
 @functools.cache

@@ -22,7 +22,7 @@ import re
 
 import numpy as np
 
-from compat.adapters.base import Adapter, BackendMissing, unsupported
+from compat.adapters.base import Adapter, BackendMissing, probed, unsupported
 from compat.adapters.namespace import INSPECTION, QUESTIONS, NamespaceAdapter, standard_ops
 from compat.devices import cuda
 
@@ -141,6 +141,18 @@ class CupyAdapter(NamespaceAdapter):
     def device_of(self, value):
         device = getattr(value, "device", None)
         return None if device is None else f"cuda:{getattr(device, 'id', 0)}"
+
+    def probe(self, device):
+        """Its GPU (the default device too) after a failed call: a launch failure leaves the
+        process's CUDA context unusable."""
+        on = self.device_object(device or self.reference_device)
+
+        def computes():
+            with on:
+                on.synchronize()
+                (self.xp.ones(2) + 1).get()
+
+        return probed(computes)
 
     def device_scope(self, device):
         return self.device_object(device) if device else contextlib.nullcontext()

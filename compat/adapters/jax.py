@@ -21,7 +21,7 @@ import os
 import numpy as np
 
 from compat.adapters import patches
-from compat.adapters.base import INSPECTION, Adapter
+from compat.adapters.base import INSPECTION, Adapter, probed
 from compat.core import cache, ops
 from compat.devices import cuda
 from compat.devices.plugins import JaxCpuDevices
@@ -178,6 +178,15 @@ class JaxAdapter(Adapter):
 
         platform, _, index = name.partition(":")
         return jax.devices(platform)[int(index or 0)]
+
+    def probe(self, device):
+        """A GPU after a failed call (a CUDA launch failure or device-side assert leaves the
+        process's CUDA context unusable, for every framework in it); JAX's CPU devices cannot be."""
+        if not device or device.startswith("cpu"):
+            return None
+        import jax
+
+        return probed(lambda: np.asarray(jax.device_put(np.ones(2, np.float32), self._device(device)) + 1))
 
     def device_of(self, value):
         devices = getattr(value, "devices", None)

@@ -8,7 +8,7 @@ import functools
 import numpy as np
 
 from compat.adapters import patches
-from compat.adapters.base import INSPECTION, Adapter, unsupported
+from compat.adapters.base import INSPECTION, Adapter, probed, unsupported
 from compat.core import dtypes, ops
 from compat.devices.plugins import TorchApu
 
@@ -347,17 +347,18 @@ class TorchAdapter(Adapter):
                 return "dtype"
         return super().classify(error)
 
-    def isolate(self, op, args, mode="eager", device=None):
-        """On CUDA, the operations that index with integers the device checks: an index out of
-        bounds is a device-side assert there, after which every CUDA call of the process fails
-        (the CPU raises IndexError): in a child process, ended after such an assert."""
-        return (
-            device is not None and device.startswith("cuda") and ops.get(op).group in ("indexing", "update")
-        )
+    def probe(self, device):
+        """A CUDA device after a failed call: an index out of bounds is a device-side assert there
+        (the CPU raises IndexError), after which every CUDA call of the process fails."""
+        if not device or not device.startswith("cuda"):
+            return None
+        import torch
 
-    def spoils_process(self, outcome):
-        """Whether ``outcome`` left its process without a usable CUDA context (a device-side assert)."""
-        return outcome.raised and "device-side assert" in str(outcome.error)
+        def computes():
+            torch.cuda.synchronize(device)
+            (torch.ones(2, device=device) + 1).cpu()
+
+        return probed(computes)
 
     def devices(self):
         import torch

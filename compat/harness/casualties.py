@@ -1,7 +1,8 @@
 """Specs that killed their test process, and their second chance.
 
 When a test process dies in a spec (the backend aborted, segfaulted, called
-``os._exit``, hung past the per-call limit or ran away with memory), its supervisor —
+``os._exit``, hung past the per-call limit or ran away with memory, or a call left its device
+unusable and the process ended itself: ``compat.harness.runner``), its supervisor —
 the xdist controller, or compat's supervisor of a run without xdist — files a
 casualty: the spec, the cause, and the call in flight from the process's note
 (``compat.harness.inflight``). The spec then runs once more, in another process, with
@@ -25,7 +26,7 @@ FOLDER = "casualties"
 @dataclass
 class Casualty:
     spec: str  # pytest node id
-    cause: str  # crash, timeout or memory
+    cause: str  # crash, timeout, memory or device (a call left its device unusable: the process ended itself)
     message: str  # how the process ended, for people
     case: object = None  # compat.core.case.Case of the call in flight, if the process was in one
     adapter: str = ""  # the adapter selector that ran it (load_adapter reads it)
@@ -44,12 +45,12 @@ def path_of(run_directory: Path, spec: str) -> Path:
 def file(run_directory: Path, spec: str, how: str, note: InFlight | None) -> Casualty:
     """File (or count again) the casualty of ``spec``, from its process's last note."""
     previous = find(run_directory, spec)
-    case, adapter = None, ""
-    if note is not None and note.spec == spec and note.state != IDLE:
-        noted = note.case()
+    case, adapter, cause = None, "", "crash"
+    if note is not None and note.state != IDLE:
+        cause, how = note.cause, note.why or how  # a process that ended itself says why (a device lost)
+        noted = note.case() if note.spec == spec else None
         if noted is not None:
             case, adapter, _device = noted
-    cause = note.cause if note is not None and note.state != IDLE else "crash"
     casualty = Casualty(spec, cause, how, case, adapter, attempts=previous.attempts + 1 if previous else 1)
     target = path_of(run_directory, spec)
     target.parent.mkdir(parents=True, exist_ok=True)

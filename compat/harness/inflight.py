@@ -5,7 +5,8 @@ the spec and the start time into a small memory-mapped file of its process (a fe
 microseconds: a memcpy, no system call); after the call it marks the file idle. If
 the process dies in the call (an abort, a segfault, ``os._exit``), the page cache
 still holds the note, and whoever supervises the process (the xdist controller, or
-compat's supervisor without xdist) learns which spec and which case killed it. A
+compat's supervisor without xdist) learns which spec and which case killed it. A process that
+ends itself because a call left its device unusable says so in its note (``DEVICE_LOST``). A
 ``Watchdog`` thread in the supervisor reads the notes of the processes it watches:
 a call that runs past the per-call limit, or a process whose memory grows past its
 limit, is killed, and the note says why (``timeout``, ``memory``).
@@ -24,7 +25,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-IDLE, IN_CALL, TIMED_OUT, OUT_OF_MEMORY = 0, 1, 2, 3
+IDLE, IN_CALL, TIMED_OUT, OUT_OF_MEMORY, DEVICE_LOST = 0, 1, 2, 3, 4
 HEADER = struct.Struct(
     "<IIQQQQI"
 )  # state, pid, sequence, start (monotonic ns), limit (ns), memory limit, payload length
@@ -44,10 +45,22 @@ class InFlight:
 
     @property
     def cause(self) -> str:
-        return {IN_CALL: "crash", TIMED_OUT: "timeout", OUT_OF_MEMORY: "memory"}.get(self.state, "")
+        return {IN_CALL: "crash", TIMED_OUT: "timeout", OUT_OF_MEMORY: "memory", DEVICE_LOST: "device"}.get(
+            self.state, ""
+        )
 
     def case(self):
         """(case, adapter selector, device) of the call in flight, or None."""
+        noted = self.noted()
+        return noted[:3] if noted else None
+
+    @property
+    def why(self) -> str:
+        """What the process said of its end in the note (a device it lost), or ""."""
+        noted = self.noted()
+        return noted[3] if noted and len(noted) > 3 else ""
+
+    def noted(self) -> tuple | None:
         try:
             return pickle.loads(self.payload) if self.payload else None
         except Exception:  # a note cut short, or a class that no longer unpickles
@@ -84,13 +97,20 @@ class Note:
         self.map[HEADER.size : HEADER.size + SPEC_FIELD] = encoded + b"\0" * (SPEC_FIELD - len(encoded))
 
     def begin(self, case, adapter_selector: str, device: str | None) -> None:
+        self.write(IN_CALL, self.payload(case, adapter_selector, device), time.monotonic_ns())
+
+    def lost(self, case, adapter_selector: str, device: str | None, why: str) -> None:
+        """The call of ``case`` left its device unusable (``why``): the process ends itself next,
+        and its supervisor files the spec's casualty from this note."""
+        self.write(DEVICE_LOST, self.payload(case, adapter_selector, device, why))
+
+    @staticmethod
+    def payload(*noted) -> bytes:
         try:
-            payload = pickle.dumps((case, adapter_selector, device), protocol=pickle.HIGHEST_PROTOCOL)
+            payload = pickle.dumps(noted, protocol=pickle.HIGHEST_PROTOCOL)
         except Exception:  # an argument that does not pickle: the spec is still known
-            payload = b""
-        if len(payload) > SIZE - HEADER.size - SPEC_FIELD:
-            payload = b""
-        self.write(IN_CALL, payload, time.monotonic_ns())
+            return b""
+        return payload if len(payload) <= SIZE - HEADER.size - SPEC_FIELD else b""
 
     def end(self) -> None:
         self.map[:4] = struct.pack("<I", IDLE)

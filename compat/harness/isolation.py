@@ -7,7 +7,8 @@ knows to be dangerous (``Adapter.isolate``), and a spec that killed its process 
 runs again with every backend call here (``compat.harness.casualties``): in a child
 interpreter kept per adapter (starting a framework costs seconds), a few times over,
 and the result is the first failure seen. An abort becomes an error of category
-``crash`` (and a new child is started for the next call); a call that does not return
+``crash`` (and a new child is started for the next call), and so does a call that left its
+device unusable (``DeviceLost``: a CUDA device-side assert); a call that does not return
 within the per-call limit, one of category ``timeout``; a child whose resident memory
 outgrows its limit is killed, a ``crash`` that says so.
 """
@@ -44,6 +45,34 @@ class Crash(Exception):
 
 class Timeout(Exception):
     """The call did not return in time."""
+
+
+class DeviceLost(Exception):
+    """The call left its device unusable: it raised, and the device's probe (``Adapter.probe``)
+    failed after it. Every later call of the process would fail: it is a crash."""
+
+
+def lost(adapter: Adapter, outcome: Outcome, device: str | None) -> Outcome:
+    """``outcome`` of a call on ``device``, or, where it raised and the device no longer computes
+    after it, a ``crash`` that says both."""
+    if not outcome.raised or outcome.error_category in ("crash", "timeout", "unsupported"):
+        return outcome
+    probe = adapter.probe(device)
+    if probe is None:
+        return outcome
+    error = outcome.error
+    message = str(error).strip().splitlines()[0] if str(error).strip() else ""
+    name = getattr(error, "type_name", type(error).__qualname__).rpartition(".")[2]
+    where = device or adapter.reference_device
+    return Outcome(
+        error=DeviceLost(f"{name}: {message}; {where} unusable after it ({probe})"), error_category="crash"
+    )
+
+
+def is_lost(outcome: Outcome) -> bool:
+    """Whether the outcome is a DeviceLost crash (here or in a child process, by its type's name)."""
+    error = outcome.error
+    return isinstance(error, DeviceLost) or getattr(error, "type_name", "").endswith(".DeviceLost")
 
 
 class ChildError(Exception):
@@ -84,8 +113,7 @@ class Isolation:
         key = (adapter.selector, request)
         if key not in self.outcomes:
             self.outcomes[key] = self.call(adapter.selector, request, limit or self.call_limit)
-            spoils = getattr(adapter, "spoils_process", None)  # e.g. a CUDA device-side assert (TorchAdapter)
-            if spoils is not None and spoils(self.outcomes[key]) and adapter.selector in self.children:
+            if is_lost(self.outcomes[key]) and adapter.selector in self.children:
                 child, errors = self.children.pop(adapter.selector)  # the next call starts a new child
                 child.kill()
                 child.wait()
@@ -197,11 +225,12 @@ def child(selector: str) -> None:
     """Serve calls for one adapter until stdin closes."""
     from compat.adapters import load_adapter
     from compat.devices import DeviceBuildError
-    from compat.harness.isolation import (
+    from compat.harness.isolation import (  # this module runs as __main__; use the importable one
         ChildError,
+        lost,
         receive,
         send,
-    )  # this module runs as __main__; use the importable one
+    )
 
     adapter = load_adapter(selector)
     try:
@@ -227,6 +256,7 @@ def child(selector: str) -> None:
             )
             if outcome.raised:
                 break
+        outcome = lost(adapter, outcome, device)  # a crash where the call left its device unusable
         if outcome.raised:  # framework exceptions need not pickle; keep what a record shows
             error = outcome.error
             outcome.error = ChildError(f"{type(error).__module__}.{type(error).__qualname__}", str(error))

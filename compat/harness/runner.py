@@ -10,7 +10,8 @@ from compat.adapters import Adapter
 from compat.core.case import Case
 from compat.core.outcome import Outcome
 from compat.harness.casualties import Casualty
-from compat.harness.isolation import HUNG_AGAIN
+from compat.harness.isolation import HUNG_AGAIN, is_lost, lost
+from compat.harness.supervision import end_lost_process
 
 
 class Runner:
@@ -30,7 +31,10 @@ class Runner:
         """One framework call: in this process, noted as the call in flight, or in a
         child process where it can kill its process: calls the adapter knows to be
         dangerous (``Adapter.isolate``), and every call of a spec that killed its
-        process before (its casualty is being re-run). The child's time counts too."""
+        process before (its casualty is being re-run). The child's time counts too.
+        A call here that raised and left its device unusable (``Adapter.probe``) ends the
+        process: its supervisor runs the spec again with its calls isolated, where that call
+        is a crash, and the rest in a new process (``supervision.end_lost_process``)."""
         start = time.perf_counter()
         try:
             isolated = self.casualty is not None and adapter is not self.session.reference
@@ -43,12 +47,16 @@ class Runner:
                 note.begin(case, adapter.selector, device)
             try:
                 # eager as the protocol had it before modes (adapters that override call keep working)
-                return adapter.call(
+                outcome = adapter.call(
                     case.op, args, case.kwargs, device, **({"mode": mode} if mode != "eager" else {})
                 )
             finally:
                 if note is not None:
                     note.end()
+            checked = lost(adapter, outcome, device)
+            if is_lost(checked) and note is not None:  # nothing more is judged in this process
+                end_lost_process(note, case, adapter.selector, device, str(checked.error))
+            return checked
         finally:
             self.framework_seconds += time.perf_counter() - start
 

@@ -32,6 +32,7 @@ SUPERVISED = "COMPAT_SUPERVISED"  # set in a supervised child: the run id it wri
 FINISHED = "finished-{worker}"  # a process that ended its session normally leaves this file
 DONE = "done-{worker}.txt"  # node ids of the specs it finished, one per line
 HINTS = "hints-{worker}.json"  # what an xdist worker tells the scheduler of its tests' marks
+DEVICE_LOST_STATUS = 70  # a process that ended itself after a call left its device unusable
 
 
 def add_options(group) -> None:
@@ -167,6 +168,18 @@ class Progress:
             self.done.close()
             self.finished.touch()
         self.note.close()
+
+
+def end_lost_process(note: inflight.Note, case, adapter_selector: str, device: str | None, why: str) -> None:
+    """A call of ``case`` left its device unusable (``why``): every later call of this process
+    would fail (a CUDA context is the process's, shared by its frameworks), so nothing more is
+    judged here. The note says so; the process ends; its supervisor (the xdist controller, or
+    compat's supervisor) files the spec's casualty and runs it again with its calls isolated,
+    where that call is a crash record, and the specs after it in a new process."""
+    note.lost(case, adapter_selector, device, why)
+    print(f"\ncompat: {why}: this process ends, the run goes on in a new one", file=sys.stderr, flush=True)
+    sys.stdout.flush()
+    os._exit(DEVICE_LOST_STATUS)
 
 
 # -- with xdist: the controller ------------------------------------------------------

@@ -205,7 +205,15 @@ def misplaced(j: Judgement) -> None:
     j.mismatches = j.mismatches + rules.misplaced(j.actual, j.device, j.target)
 
 
+def judged_once_if_it_crashed(j: Judgement) -> bool:
+    """A call that crashed or hung (or left its device unusable) is a divergence from the row's
+    first reference (NumPy, the finite differences), which judges the same outcome: against the
+    backend elsewhere it would be the same record again, and the reference is not asked."""
+    return STOP if j.actual.category in ("crash", "timeout") else True
+
+
 AGAINST_ITSELF = (
+    judged_once_if_it_crashed,
     expect,
     settle_expected,
     keep_unless_lost,
