@@ -73,10 +73,6 @@ def reproducer(
     if native:
         sides.append((backend, device, case))
     lines = ["import numpy as np"]
-    if "operator." in ops.get(case.op).spelling:
-        lines.append("import operator")
-    if case.uses_bfloat16():
-        lines.append("import ml_dtypes")
     for adapter, on, _ in sides:
         lines += [line for line in adapter.import_lines() if line not in lines]
         lines += [line for line in device_lines(adapter, on) + adapter.setup_lines() if line not in lines]
@@ -140,7 +136,19 @@ def reproducer(
         lines.append(
             f"print({label(backend) + (' ' + mode if mode != 'eager' else '') + ':'!r}, {call(device, mode)})"
         )
-    return "\n".join(lines) + "\n"
+    return with_imports(lines)
+
+
+# modules a reproducer's text may name that no adapter imports: NumPy's bfloat16 (an array's or a
+# dtype's source, wherever the case holds it), the operator module (an operator's spelling)
+NAMED = {"ml_dtypes": "import ml_dtypes", "operator": "import operator"}
+
+
+def with_imports(lines: list[str]) -> str:
+    """The reproducer, importing after NumPy each module of ``NAMED`` that its text names."""
+    text = "\n".join(lines)
+    needed = [line for module, line in NAMED.items() if f"{module}." in text and line not in lines]
+    return "\n".join(lines[:1] + needed + lines[1:]) + "\n"
 
 
 HANDED = ["from compat.adapters import load_adapter", "from compat.core.source import exported"]

@@ -24,6 +24,8 @@ from __future__ import annotations
 
 import json
 import os
+import sys
+import threading
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field, fields
 from functools import cache
@@ -231,21 +233,47 @@ def schema() -> dict:
 @cache
 def validator(kind: str | None = None):
     """jsonschema's validator of the whole schema, or of one record type (four times
-    faster: the record names its type, so the other branches of oneOf need no try)."""
-    import jsonschema
-
+    faster: the record names its type, so the other branches of oneOf need no try);
+    None where jsonschema is not installed."""
+    try:
+        import jsonschema
+    except ImportError:
+        return None
     if kind is None:
         return jsonschema.Draft202012Validator(schema())
     root = {k: v for k, v in schema().items() if k != "oneOf"}
     return jsonschema.Draft202012Validator({**root, "$ref": f"#/$defs/{kind}"})
 
 
+UNCHECKED = (
+    "compat: records are read without checking them against record.schema.json (fastjsonschema is not "
+    "installed: pip install fastjsonschema jsonschema, as compat's own install does)"
+)
+
+
+SAID: list[str] = []  # what this process said once
+SAYING = threading.Lock()  # records are loaded from several threads (compat selftest)
+
+
+def unchecked() -> None:
+    """Says once per process that records are not checked against the schema."""
+    with SAYING:
+        if UNCHECKED not in SAID:
+            SAID.append(UNCHECKED)
+            print(UNCHECKED, file=sys.stderr)
+
+
 @cache
 def conforms(kind: str) -> Callable[[Any], bool]:
     """Whether a record of type ``kind`` follows the schema: fastjsonschema's check, compiled
     once to Python (jsonschema walks the schema anew for every record, most of the time of
-    merging records into a store)."""
-    import fastjsonschema
+    merging records into a store). Where fastjsonschema is not installed (a GPU machine's own
+    Python, running compat from a source tree), every record conforms, and that is said once."""
+    try:
+        import fastjsonschema
+    except ImportError:
+        unchecked()
+        return lambda data: True
 
     root = {k: v for k, v in schema().items() if k != "oneOf"}  # as validator(kind) reads it
     check = fastjsonschema.compile({**root, "$ref": f"#/$defs/{kind}"}, use_default=False)
@@ -273,7 +301,10 @@ def problem_with(data: Any) -> str | None:
         return f"record: {str(kind)[:60]!r} is not a record type ({', '.join(TYPES)})"
     if conforms(kind)(data):
         return None
-    error = next(iter(sorted(validator(kind).iter_errors(data), key=lambda e: list(e.path))), None)
+    check = validator(kind)
+    if check is None:
+        return f"a {kind} record that does not follow record.schema.json (jsonschema would say where)"
+    error = next(iter(sorted(check.iter_errors(data), key=lambda e: list(e.path))), None)
     if error is None:
         return None
     where = "/".join(str(p) for p in error.absolute_path)
