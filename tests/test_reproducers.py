@@ -19,10 +19,14 @@ import sys
 import numpy as np
 import pytest
 
-from compat.core import ops
+from compat.adapters import load_adapter
+from compat.core import dtypes, ops
 from compat.core.case import Case
 from compat.core.programs import Node, Program
-from compat.harness.reproducer import is_native
+from compat.core.source import backend_array
+from compat.harness.references import NumPy
+from compat.harness.reproducer import is_native, reproducer
+from compat.harness.runner import Runner
 from compat.harness.selection import select
 from compat.judge import oracle
 from tests.helpers import Jobs, output, run
@@ -179,3 +183,14 @@ def test_every_operation_has_an_example_or_a_program():
 
 if __name__ == "__main__":  # python -m tests.test_reproducers jax[x64]: one adapter, here
     print("\n\n".join(agreement(sys.argv[1])) or "agree")
+
+
+def test_a_reproducer_imports_what_its_text_names(tmp_path):
+    """A bfloat16 array inside the arrays concatenate joins is written with ml_dtypes: the reproducer
+    imports it (the GPU run's r079 raised NameError), and runs."""
+    numpy = load_adapter("numpy")
+    arrays = (backend_array(np.zeros(1, dtypes.bfloat16())), backend_array(np.ones(1, np.float32)))
+    text = reproducer(Case("concatenate", (arrays,), {"axis": None}), NumPy(numpy, Runner(None)), numpy)
+    assert "ml_dtypes." in text and "import ml_dtypes" in text.splitlines()[:3], text
+    process = run(["-c", text], tmp_path)
+    assert process.returncode == 0 and process.stdout.startswith("numpy "), output(process)
