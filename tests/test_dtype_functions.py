@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from compat.adapters.numpy import NumpyAdapter
+from compat.core import dtypes
 from compat.core.case import Case
 from compat.core.dtypes import DType
 from compat.core.outcome import Outcome
@@ -28,7 +29,10 @@ def test_a_dtype_argument_is_written_read_back_and_tagged_by_its_name():
     assert case.input_tags() == "bfloat16,int8"
     again = case_from_source(case.call(), case.inputs_source())
     assert again.args == case.args and all(isinstance(a, DType) for a in again.args)
-    assert case.uses_bfloat16()
+    assert case.dtype_names() == {"bfloat16", "int8"}
+    nested = Case("concatenate", ((np.zeros(1, np.int8), np.zeros(1, dtypes.bfloat16())),), {"axis": None})
+    assert nested.dtype_names() == {"bfloat16", "int8"}  # arrays in a sequence are held too
+    assert Case("astype", (np.zeros(1, np.int8),), {"dtype": "float16"}).dtype_names() == {"int8", "float16"}
 
 
 def test_numpy_answers_as_outcomes():

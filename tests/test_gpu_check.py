@@ -34,12 +34,23 @@ def test_the_plan_checks_the_cuda_rows_and_skips_the_absent_ones_with_the_reason
     monkeypatch.setattr(cuda, "torch_rows", lambda: {"cuda:0": None})
     monkeypatch.setattr(cuda, "jax_rows", lambda: {"gpu:0": "JAX has no CUDA plug-in"})
     found = gpucheck.plan(workers=10)
-    devices = found.runs["devices"]
+    devices = found.runs["torch"]
     assert devices[:2] == ["--backends", "torch"] and "--device=torch:cuda:0" in devices
-    assert "--only-devices" in devices and devices[-2:] == ["-n", "6"]
+    assert "--only-devices" in devices and devices[-2:] == ["-n", "3"]
+    assert "jax" not in found.runs
     assert found.skipped["jax[x64]@gpu:0"] == "JAX has no CUDA plug-in"
     assert "cupy" not in found.runs and found.skipped["cupy"]  # no cupy here, or no GPU for it
     assert found.runs["control"][:3] == ["selftest", "--backends", "torch"]
+
+
+def test_frameworks_on_one_gpu_run_in_processes_of_their_own(monkeypatch):
+    """torch's and JAX's GPU rows in two runs: a CUDA context is the process's, and one framework's
+    device-side assert would fail the other's calls."""
+    monkeypatch.setattr(cuda, "torch_rows", lambda: {"cuda:0": None})
+    monkeypatch.setattr(cuda, "jax_rows", lambda: {"gpu:0": None})
+    found = gpucheck.plan(workers=10)
+    assert found.runs["torch"][:2] == ["--backends", "torch"], found.runs
+    assert found.runs["jax"][:3] == ["--backends", "jax[x64]", "--device=jax[x64]:gpu:0"], found.runs
 
 
 def write_run(out, run_id, *found, meta=None):
@@ -58,15 +69,23 @@ def test_the_summary_counts_cases_divergences_and_cases_per_second_per_row(tmp_p
     out = tmp_path / "out"
     spec = "compat/specs/promotion.py::test_x[torch@cuda:0-add]"
     new = on_cuda({**divergence_record("add"), "reference": "device:cpu:0"}, spec)
+    # another signature of the same cause (the arithmetic group, int8 -> int16): one cause, two records
+    also = {**new, "op": "subtract", "signature": {**new["signature"], "inputs": "int8,int8"}}
     known = on_cuda({**divergence_record("multiply"), "status": "known", "known": "an-entry"}, spec)
+    allowed = {**on_cuda(divergence_record("exp"), spec), "kind": "value", "status": "contract"}
+    allowed["contract"] = "CUDA math library: exp of float32 within 2 ULP"
+    lacking = {**checks_record({"add": 8}), "unsupported": {"dtype uint16": "no uint16 here"}}
+    lacking["unsupported_cases"] = {"dtype uint16": 7}
     write_run(
         out,
         "run-1",
         on_cuda(checks_record({"add": 30, "multiply": 10}), spec),
-        on_cuda(checks_record({"add": 8}), spec),
+        on_cuda(lacking, spec),
         new,
         new,  # the same divergence in another example: one
+        also,
         known,
+        allowed,
         meta={"device_settings": {"torch": {"torch.backends.cuda.matmul.allow_tf32": False}}},
     )
     write_run(out, "run-2", {**checks_record({"add": 5}), "spec": "compat/specs/promotion.py::test_x[cupy]"})
@@ -80,14 +99,19 @@ def test_the_summary_counts_cases_divergences_and_cases_per_second_per_row(tmp_p
     found = gpucheck.summary(out, {"jax[x64]@gpu:0": "JAX has no CUDA plug-in"})
     assert found["rows"]["torch@cuda:0"] == {
         "cases": 48,
-        "new": 1,
+        "new_causes": 1,
+        "new": 2,
         "known": 1,
+        "contract": 1,
+        "unsupported": {"dtype uint16": 7},
         "seconds": 4.0,
         "cases_per_second": 12.0,
     }
     assert found["rows"]["numpy"]["cases_per_second"] == 0.6  # 5 cases in 9 s
     assert found["runs"] == ["run-1", "run-2"]
     text = gpucheck.render(found)
+    assert "torch@cuda:0 has no dtype uint16: 7 cases not checked" in text
+    assert "  torch@cuda:0 [dtype] arithmetic: int16 -> int8 (2 records)" in text, text
     assert "skipped jax[x64]@gpu:0: JAX has no CUDA plug-in" in text
     assert "torch: torch.backends.cuda.matmul.allow_tf32 = False" in text
 

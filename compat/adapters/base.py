@@ -167,6 +167,11 @@ class Adapter:
             return NOTHING_TO_COMPILE
         return self.MODE_LIMITS.get(mode, {}).get(op)
 
+    def unsupported_dtype(self, name: str) -> str | None:
+        """The reason the backend has no dtype ``name`` (CuPy's bfloat16), or None if it has it: a
+        case that holds or asks for one is counted, not checked, as an unsupported operation is."""
+        return None
+
     def function(self, op: str):
         """The callable of ``op``; AdapterError if the adapter maps it to nothing."""
         if op not in self._functions:

@@ -217,9 +217,15 @@ class NamespaceAdapter(Adapter):
         ):  # memory NumPy cannot read: the host's first
             return np.array(np.from_dlpack(value.to_device(self.info.default_device())))
 
+    def unsupported_dtype(self, name):
+        if name in self.dtype_table:
+            return None
+        return f"{self.module} has no dtype {name} (none in its dtypes(), no xp.{name})"
+
     def dtype(self, name):
-        if name not in self.dtype_table:
-            raise TypeError(f"{self.module} has no dtype {name} (none in its dtypes(), no xp.{name})")
+        lacking = self.unsupported_dtype(name)
+        if lacking is not None:
+            raise TypeError(lacking)
         return self.dtype_table[name]
 
     def dtype_name(self, value):

@@ -77,12 +77,22 @@ class Case:
         nodes = self.program.nodes() if self.program is not None else 0
         return arrays + nodes
 
-    def uses_bfloat16(self) -> bool:
-        return (
-            any(a.dtype.name == "bfloat16" for a in self.arrays().values())
-            or self.kwargs.get("dtype") == "bfloat16"
-            or any(isinstance(a, dtypes.DType) and a == "bfloat16" for a in self.args)
-        )
+    def dtype_names(self) -> frozenset[str]:
+        """Every dtype the case holds or names: its arrays' (in sequences and indices too), the
+        dtypes it asks about, its ``dtype=``: what a backend must have to be asked it at all."""
+        named = {str(self.kwargs["dtype"])} if self.kwargs.get("dtype") in dtypes.ALL else set()
+        return frozenset(named | set(held_dtypes(self.args)))
+
+
+def held_dtypes(value) -> list[str]:
+    """The dtypes of the arrays and dtype arguments in ``value``, however deeply in sequences."""
+    if isinstance(value, np.ndarray):
+        return [value.dtype.name]
+    if isinstance(value, dtypes.DType):
+        return [str(value)]
+    if isinstance(value, (tuple, list)):
+        return [name for item in value for name in held_dtypes(item)]
+    return []
 
 
 def index_tag(index) -> str:

@@ -14,7 +14,7 @@ import pytest
 
 from compat import adapters
 from compat.adapters import Adapter
-from compat.core import ops, programs, special_cases
+from compat.core import contracts, ops, programs, special_cases
 from compat.core.case import Case
 from compat.core.outcome import Outcome
 from compat.core.programs import Program
@@ -61,7 +61,7 @@ def own_answer(checker: Checker, op: str, *args, against: tuple) -> Outcome:
     against ``add(a, b)``."""
     case, question = Case(op, args), Case(against[0], against[1:])
     ledger = checker.ledger
-    unsupported = ledger.declared_unsupported(op) or ledger.declared_unsupported(question.op)
+    unsupported = ledger.declared_unsupported(op, case) or ledger.declared_unsupported(question.op, question)
     if unsupported is not None:
         return unsupported
     ledger.count_example()
@@ -77,7 +77,7 @@ def promised_answer(checker: Checker, fact: str, promised: np.ndarray, op: str, 
     bit for bit, the answer the backend promises by its adapter fact ``fact`` (reference
     ``promise:<fact>``); the dtype is NumPy's to judge elsewhere, not the promise's."""
     case, ledger = Case(op, args), checker.ledger
-    unsupported = ledger.declared_unsupported(op)
+    unsupported = ledger.declared_unsupported(op, case)
     if unsupported is not None:
         return unsupported
     ledger.count_example()
@@ -99,7 +99,7 @@ def stated_answer(checker: Checker, op: str, *args: np.ndarray, clauses: list) -
     record differs from NumPy and follows the standard (status ``standard``). NumPy's own row is
     judged against the standard instead (reference ``standard``): its departures, grouped alike."""
     case, ledger, runner = Case(op, args), checker.ledger, checker.runner
-    if ledger.declared_unsupported(op) is not None:
+    if ledger.declared_unsupported(op, case) is not None:
         return
     actual = runner.call(checker.backend, case, checker.device, checker.mode)
     values = None if actual.raised else actual.values
@@ -263,6 +263,9 @@ class Checker:
         other = session.gradient_reference
         mine = other is None or other is backend  # a gradient reference is not compared with itself
         self.gradient_reference = None if mine else Framework(other, self.runner)
+        # what the device promises about its results, its vendor's documented contract (CuPy's default
+        # device is its GPU)
+        self.contract = contracts.of(backend.name, device or backend.reference_device)
         self.backend_info = row_info(backend, fault, mode)
         self.ledger = Ledger(backend, self.backend_info, session.registry, family, device, mode)
         self.survey = Surveys(self)
@@ -303,12 +306,13 @@ class Checker:
         """Run an autodiff ``transform`` (grad, jacobian, per_example_grad, hvp) of ``program`` on
         ``args``; compare it with the derivative by finite differences (reference ``numpy-fd``) and
         with the gradient reference framework (its id), each within the finite-difference tolerance."""
-        # the transform, or an operation of the program, the backend declares it lacks (tnp's copysign)
+        # the transform, or an operation of the program, the backend declares it lacks (tnp's copysign),
+        # or a dtype of its arguments
+        case = Case(transform, args, program=program)
         for op in (transform, *sorted(program.root.ops())):
-            unsupported = self.ledger.declared_unsupported(op)
+            unsupported = self.ledger.declared_unsupported(op, case)
             if unsupported is not None:
                 return unsupported
-        case = Case(transform, args, program=program)
         self.ledger.count_example()
         actual = self.runner.call(self.backend, case, self.device, self.mode)
         truth = self.finite_differences.outcome(case)
@@ -325,7 +329,7 @@ class Checker:
     def _judged(self, case: Case, actual: Outcome | None = None, follows: str | None = None) -> Outcome:
         """A case (``actual``: its outcome, where called already) against NumPy (a value that
         ``follows`` a clause of the standard marked so), and against the backend elsewhere."""
-        unsupported = self.ledger.declared_unsupported(case.op)
+        unsupported = self.ledger.declared_unsupported(case.op, case)
         if unsupported is not None:
             return unsupported
         self.ledger.count_example()
@@ -341,20 +345,25 @@ class Checker:
             again=lambda c: self.runner.call(self.backend, c, self.device, self.mode),
             device=self.device,
             target=case.args[moves_to] if moves_to is not None else None,
+            contract=self.contract,
         )
         self.ledger.cases[case.op] += 1
-        self._against_itself(case, verdict.actual)
+        self._against_itself(case, verdict.actual, semantic=expected)
         self.ledger.enter(verdict, follows)
         return verdict.actual
 
-    def _against_itself(self, case: Case, actual: Outcome, truth: Outcome | None = None) -> None:
-        """The device under test against its reference device (what a device team asks), then
-        the mode against eager (what a compiler team asks; a gradient within twice the
-        tolerance each has against the ``truth``, as two frameworks' are)."""
-        if self.on_reference_device is not None:
-            self.ledger.enter(judge(self.on_reference_device, case, actual, self.ledger.note_once))
+    def _against_itself(
+        self, case: Case, actual: Outcome, truth: Outcome | None = None, semantic: Outcome | None = None
+    ) -> None:
+        """The device under test against its reference device (what a device team asks), by the
+        device's contract where it has one (its ULPs from NumPy's result, ``semantic``), then the
+        mode against eager (what a compiler team asks; a gradient within twice the tolerance each
+        has against the ``truth``, as two frameworks' are)."""
+        note, device = self.ledger.note_once, self.on_reference_device
+        if device is not None:
+            self.ledger.enter(judge(device, case, actual, note, contract=self.contract, semantic=semantic))
         if self.in_eager_mode is not None:
-            self.ledger.enter(judge(self.in_eager_mode, case, actual, self.ledger.note_once, truth=truth))
+            self.ledger.enter(judge(self.in_eager_mode, case, actual, note, truth=truth))
 
     def replay_known(self, family: str) -> int:
         """Replay, as a spec of ``family``, every registry example for this backend and

@@ -1,8 +1,10 @@
 """``python -m compat gpu-check``: the specs on this machine's CUDA rows, in one short run.
 
 The rows are those of a real accelerator (issue 35): torch's ``cuda:0`` and JAX's ``gpu:0``, each
-checked as compat checks a plug-in device (a share of every spec's examples, compared with NumPy
-and with the backend's CPU), and CuPy, whose own row computes on ``cuda:0`` (compared with NumPy).
+in a run of its own (frameworks on one GPU share no process), checked as compat checks a plug-in
+device (a share of every spec's examples, compared with NumPy and with the backend's CPU, by the
+device's contract: compat.core.contracts), and CuPy, whose own row computes on ``cuda:0``
+(compared with NumPy).
 Beside them, the self-test's control: torch's reference plug-in device with its faults switched on
 in turn (the specs must catch each, and show nothing without one), where it builds. Everything runs
 at once under one deadline; a pytest run still going at the deadline is interrupted (SIGINT: it
@@ -31,7 +33,7 @@ from pathlib import Path
 from compat import adapters
 from compat.core.row import Row
 from compat.devices import cuda
-from compat.results import records
+from compat.results import causes, records
 from compat.specs import DIRECTORY as SPECS
 from compat.specs import report_options
 
@@ -54,37 +56,40 @@ class Plan:
 
 
 def plan(workers: int) -> Plan:
-    """The CUDA rows this machine has: torch@cuda:0 and jax[x64]@gpu:0 in one run (their devices
-    only), CuPy's own row in another, and the self-test's control on torch's apu."""
+    """The CUDA rows this machine has, one run per framework (their devices only): torch@cuda:0,
+    jax[x64]@gpu:0, and CuPy's own row; and the self-test's control on torch's apu. Frameworks on
+    one GPU do not share a process: a CUDA context is the process's, and a call that leaves it
+    unusable would fail the other framework's calls too (the run ends such a process at once,
+    compat.harness.runner, but its other framework need not pay for it)."""
     found = Plan()
-    devices = []
     for backend, rows in (("torch", cuda.torch_rows), ("jax[x64]", cuda.jax_rows)):
         name = backend.partition("[")[0]
         if importlib.util.find_spec(name) is None:
             found.skipped[f"{name}@cuda"] = f"{name} is not installed"
             continue
+        usable = []
         for device, why in rows().items():
             if why is None:
-                devices.append((backend, device))
+                usable.append(device)
             else:
                 found.skipped[str(Row.of(backend, device=device))] = why
-    if devices:
-        found.runs["devices"] = [
-            "--backends",
-            ",".join(sorted({b for b, _ in devices})),
-            *(f"--device={b}:{d}" for b, d in devices),
-            "--only-devices",
-            "--device-examples",
-            "0.2",  # the default run's share of a device row
-        ]
+        if usable:
+            found.runs[name] = [
+                "--backends",
+                backend,
+                *(f"--device={backend}:{d}" for d in usable),
+                "--only-devices",
+                "--device-examples",
+                "0.2",  # the default run's share of a device row
+            ]
     try:
         adapters.resolve("cupy")
         found.runs["cupy"] = ["--backends", "cupy"]
     except adapters.BackendMissing as reason:
         found.skipped["cupy"] = str(reason)
-    if devices and importlib.util.find_spec("torch") is not None:
+    if "torch" in found.runs:
         found.runs["control"] = ["selftest", "--backends", "torch", "-k", CONTROL_SPECS]
-    share = {"devices": 0.6, "cupy": 0.25, "control": 0.15}  # of the workers
+    share = {"torch": 0.3, "jax": 0.3, "cupy": 0.25, "control": 0.15}  # of the workers
     for name, arguments in found.runs.items():
         n = max(1, round(workers * share[name]))
         arguments += ["-n", str(n if len(found.runs) > 1 else workers)]
@@ -154,34 +159,52 @@ def seconds_per_row(out: Path, rows: set[str]) -> dict[str, float]:
 
 
 def summary(out: Path, skipped: dict[str, str] | None = None) -> dict:
-    """The check's summary from the records under ``out``: per row the cases checked, the
-    divergences (distinct, new and known), the seconds its params took and cases per second;
-    the rows skipped with the reason; the settings each run named for its devices."""
+    """The check's summary from the records under ``out``: per row the cases checked, the new
+    divergences by cause (compat.results.causes: what one registry entry would cover) and their
+    records, the known ones, those the device's contract allows, the dtypes and operations it has
+    not (with the cases not checked), the seconds its params took and cases per second; the new
+    causes, largest first; the rows skipped with the reason; the settings each run named for its
+    devices."""
     loaded = records.load(out, validate=False)
     rows: dict[str, dict] = {}
     settings = {}
+    divergences = []
+
+    def row_of(where: str) -> dict:
+        return rows.setdefault(where, {"cases": 0, "known": set(), "contract": set(), "unsupported": {}})
+
     for run in loaded.runs.values():
         settings.update(run.meta.get("device_settings") or {})
         for record in run.checks:
-            row = rows.setdefault(record.where, {"cases": 0, "new": set(), "known": set()})
+            row = row_of(record.where)
             row["cases"] += sum(record.cases.values())
+            for what in record.unsupported:
+                unsupported = row["unsupported"]
+                unsupported[what] = unsupported.get(what, 0) + record.unsupported_cases.get(what, 0)
         for record in run.divergences:
-            row = rows.setdefault(record.where, {"cases": 0, "new": set(), "known": set()})
-            row["new" if record.status == "new" else "known"].add(record.key)
-    seconds = seconds_per_row(out, set(rows))
+            if record.status in ("known", "contract"):
+                row_of(record.where)[record.status].add(record.key)
+        divergences += run.divergences
+    new = causes.by_cause(divergences, status="new")
+    counted = causes.per_row(new)
+    seconds = seconds_per_row(out, set(rows) | set(counted))
     table = {
         where: {
             "cases": row["cases"],
-            "new": len(row["new"]),
+            "new_causes": counted.get(where, (0, 0))[0],
+            "new": counted.get(where, (0, 0))[1],
             "known": len(row["known"]),
+            "contract": len(row["contract"]),
+            "unsupported": dict(sorted(row["unsupported"].items())),
             "seconds": round(seconds.get(where, 0.0), 1),
             "cases_per_second": round(row["cases"] / seconds[where], 1) if seconds.get(where) else None,
         }
-        for where, row in sorted(rows.items())
+        for where, row in sorted((where, row_of(where)) for where in set(rows) | set(counted))
     }
     return {
         "runs": sorted(loaded.runs),
         "rows": table,
+        "causes": [{"cause": g.name, "rows": g.rows, "records": len(g.records)} for g in new],
         "skipped": dict(skipped or {}),
         "device_settings": settings,
         "problems": [str(p) for p in loaded.problems],
@@ -189,15 +212,26 @@ def summary(out: Path, skipped: dict[str, str] | None = None) -> dict:
 
 
 def render(found: dict) -> str:
-    """The summary as a table, then the skipped rows, the settings and the runs."""
-    lines = [f"{'row':<28} {'cases':>8} {'new':>5} {'known':>6} {'seconds':>8} {'cases/s':>8}"]
+    """The summary as a table (a row's new divergences as causes and records), its unsupported
+    dtypes and operations, then the new causes, the skipped rows, the settings and the runs."""
+    lines = [
+        f"{'row':<28} {'cases':>8} {'new causes (records)':>21} {'known':>6} {'contract':>8} "
+        f"{'seconds':>8} {'cases/s':>8}"
+    ]
     for where, row in found["rows"].items():
         rate = "-" if row["cases_per_second"] is None else f"{row['cases_per_second']:.1f}"
+        new = f"{row['new_causes']} ({row['new']})"
         lines.append(
-            f"{where:<28} {row['cases']:>8} {row['new']:>5} {row['known']:>6} {row['seconds']:>8.1f} {rate:>8}"
+            f"{where:<28} {row['cases']:>8} {new:>21} {row['known']:>6} {row['contract']:>8} "
+            f"{row['seconds']:>8.1f} {rate:>8}"
         )
     if not found["rows"]:
         lines.append("(no row checked a case)")
+    for where, row in found["rows"].items():
+        lines += [f"{where} has no {what}: {n} cases not checked" for what, n in row["unsupported"].items()]
+    if found["causes"]:
+        lines.append("new causes, largest first (python -m compat report DIR --run ID lists their records):")
+        lines += [f"  {c['cause']} ({c['records']} records)" for c in found["causes"]]
     lines += [f"skipped {where}: {why}" for where, why in found["skipped"].items()]
     for backend, named in found["device_settings"].items():
         lines += [f"{backend}: {name} = {value}" for name, value in named.items()]

@@ -53,7 +53,9 @@ class Ledger:
         self.matched: Counter[str] = Counter()  # registry entry -> divergences it matched
         self.replays: list[tuple[str, Case, str]] = []  # registry examples replayed: (entry, case, status)
         self.replaying = False  # a replay inside a Hypothesis example: a new divergence is kept, not raised
-        self.unsupported: dict[str, str] = {}  # operation -> the reason the backend's adapter declares
+        # operation (or 'dtype <name>') -> the reason the backend's adapter declares, and the cases not checked
+        self.unsupported: dict[str, str] = {}
+        self.unsupported_cases: Counter[str] = Counter()
 
     def observe(self, table: str, row: str, value: str) -> None:
         """One cell of a survey table; the backend is the column."""
@@ -65,14 +67,20 @@ class Ledger:
             self.noted.add(key)
             self.observe(table, row, value)
 
-    def declared_unsupported(self, op: str) -> Outcome | None:
-        """The outcome of an operation the backend declares unsupported (counted, not
-        checked), or None if it has the operation."""
-        reason = self.backend.unsupported(op, self.mode)
+    def declared_unsupported(self, op: str, case: Case | None = None) -> Outcome | None:
+        """The outcome of an operation the backend declares unsupported, or of a ``case`` that
+        holds or asks for a dtype it declares it has not (counted, under 'dtype <name>', not
+        checked); None where it has both."""
+        what, reason = op, self.backend.unsupported(op, self.mode)
+        for name in sorted(case.dtype_names()) if case is not None and reason is None else ():
+            what, reason = f"dtype {name}", self.backend.unsupported_dtype(name)
+            if reason is not None:
+                break
         if reason is None:
             return None
-        self.unsupported[op] = reason
-        error = UnsupportedOperation(f"{self.backend.id} has no {op}: {reason}")
+        self.unsupported[what] = reason
+        self.unsupported_cases[what] += 1
+        error = UnsupportedOperation(f"{self.backend.id} has no {what}: {reason}")
         return Outcome(error=error, error_category="unsupported")
 
     def count_example(self) -> None:
@@ -94,17 +102,22 @@ class Ledger:
         differing values hold (compat.harness.checker.stated_answer)."""
         if verdict is None or not verdict.mismatches:
             return
-        case, reference = verdict.case, verdict.reference
-        fields = [self.divergence_fields(case, m, reference) for m in verdict.mismatches]
+        case, reference, mismatches = verdict.case, verdict.reference, verdict.mismatches
+        fields = [self.divergence_fields(case, m, reference) for m in mismatches]
         keys = tuple(self.key(f) for f in fields)
         self.seen.update(keys)
         for key in keys:
             self.first_seen.setdefault(key, sum(self.cases.values()))
             self.first_example.setdefault(key, self.examples)
-        known = [self.registry.match(self.backend_info, f) for f in fields]
+        # what the device's contract allows is no divergence: it is not matched, and never raised
+        known = [
+            None if m.within else self.registry.match(self.backend_info, f)
+            for m, f in zip(mismatches, fields)
+        ]
         self.matched.update(entry.id for entry in known if entry)
-        found = Found(case, verdict.expected, verdict.actual, verdict.mismatches, known, reference, follows)
-        if all(known) or self.replaying or not hypothesis.currently_in_test_context():
+        found = Found(case, verdict.expected, verdict.actual, mismatches, known, reference, follows)
+        settled = all(entry is not None or m.within for entry, m in zip(known, mismatches))
+        if settled or self.replaying or not hypothesis.currently_in_test_context():
             for key in keys:
                 if key not in self.kept or found.size() < self.kept[key].size():
                     self.kept[key] = found
@@ -171,12 +184,19 @@ class Ledger:
                     first_seen_after=self.first_seen.get(self.key(fields), 0),
                     first_example=self.first_example.get(self.key(fields)),
                     known=entry.id if entry else None,
-                    status="standard" if follows else "known" if entry else "new",
+                    status=status_of(entry, follows, mismatch.within),
                     follows=follows,
+                    contract=mismatch.within or None,
                     tables=tables,
                 )
             )
         return out
+
+
+def status_of(entry, follows: str | None, within: str) -> str:
+    """contract: a device's contract allows it; standard: the values hold what the standard states
+    (not NumPy's); known: a registry entry knows it; else new."""
+    return "contract" if within else "standard" if follows else "known" if entry else "new"
 
 
 def example_of(found: Found) -> dict:

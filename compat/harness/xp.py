@@ -187,6 +187,7 @@ def pytest_pyfunc_call(pyfuncitem):
             **common,
             cases=dict(checker.ledger.cases),
             unsupported=dict(checker.ledger.unsupported),
+            unsupported_cases=dict(checker.ledger.unsupported_cases),
             tables=tables,
             input_class=input_class(pyfuncitem),
         )

@@ -132,6 +132,7 @@ class Mismatch:
     actual: str
     detail: str
     part: int | None = None  # which result, for calls that return several (gradients of x0, x1, ...)
+    within: str = ""  # the clause of the device's contract that allows it (compat.core.contracts)
 
 
 def compare(

@@ -4,12 +4,14 @@ depend only on the reference's role (``STEPS``). A new comparison rule is a step
 logic, if long, in compat.judge.rules), added to the roles it applies to.
 
 Against NumPy: settle the backend's error, bound the case, compare, drop value mismatches that
-the dtype explains, name flush-to-zero, check placement. Against the backend itself (its
-reference device, eager): settle the reference's error, give up on a reference that crashed or
-hung, widen gradients to the truth's tolerance, compare bit for bit or within the bound, name
-flush-to-zero. Against finite differences and a gradient reference framework: compare within
-the derivative's tolerance, a dtype divergence explaining the values. Against the backend's own
-answer to the same question asked another way (result_type against the dtype of its add): compare.
+the dtype explains, name flush-to-zero, mark what a device's contract allows, check placement.
+Against the backend itself (its reference device, eager): nothing where the backend's call
+crashed or hung (NumPy's judgement has it), settle the reference's error, give up on a reference
+that crashed or hung, widen gradients to the truth's tolerance, compare bit for bit or within the
+bound, name flush-to-zero, mark what the device's contract allows. Against finite differences and
+a gradient reference framework: compare within the derivative's tolerance, a dtype divergence
+explaining the values. Against the backend's own answer to the same question asked another way
+(result_type against the dtype of its add): compare.
 Against the standard's special cases: each element's stated result.
 """
 
@@ -23,8 +25,10 @@ import numpy as np
 
 from compat.core import ops, special_cases
 from compat.core.case import Case
+from compat.core.contracts import Contract
 from compat.core.outcome import Outcome
 from compat.judge import factorizations, flush, gradients, oracle, rules
+from compat.judge.contract import allowing
 from compat.judge.oracle import Exactness
 from compat.judge.reference import Reference, Role
 
@@ -53,6 +57,8 @@ class Judgement:
     truth: Outcome | None = None  # finite differences, whose tolerances a gradient's comparison takes
     device: str | None = None  # under test, where the result belongs
     target: str | None = None  # where a copy's result belongs instead
+    contract: Contract | None = None  # the device's, where a device row is judged (compat.core.contracts)
+    semantic: Outcome | None = None  # NumPy's outcome, the correctly rounded truth a contract's ULPs are from
     allowed: oracle.Bound = oracle.APPROXIMATE
     exactness: Exactness = Exactness.WITHIN_BOUND
     mismatches: list[oracle.Mismatch] = field(default_factory=list)
@@ -197,6 +203,21 @@ def flush_to_zero(j: Judgement) -> None:
         )
 
 
+def within_contract(j: Judgement) -> None:
+    """On a device with a contract (its vendor's documented accuracy and subnormal handling), a
+    value mismatch a clause allows is marked with it: a record of status ``contract``, not a
+    divergence (compat.judge.contract). Its ULPs are from NumPy's result (``semantic``; against
+    NumPy, the reference's own), not from the reference device's bits."""
+    if j.contract is None:
+        return
+    truth = j.semantic if j.semantic is not None else j.reference_outcome
+    marked = []
+    for m in j.mismatches:
+        clause = allowing(j.contract, j.case, m, truth, j.actual)
+        marked.append(replace(m, within=str(clause)) if clause is not None else m)
+    j.mismatches = marked
+
+
 def dtype_explains_values(j: Judgement) -> None:
     j.mismatches = gradients.dtype_explains_values(j.mismatches)
 
@@ -223,6 +244,7 @@ AGAINST_ITSELF = (
     compare,
     satisfied,
     flush_to_zero,
+    within_contract,
 )
 STEPS: dict[Role, tuple[Callable[[Judgement], bool | None], ...]] = {
     Role.SEMANTIC: (
@@ -234,6 +256,7 @@ STEPS: dict[Role, tuple[Callable[[Judgement], bool | None], ...]] = {
         satisfied,
         without_consequences,
         flush_to_zero,
+        within_contract,
         misplaced,
     ),
     Role.DEVICE: AGAINST_ITSELF,

@@ -51,9 +51,11 @@ class SummaryRow:
     new: int = 0
     known: int = 0
     standard: int = 0  # differ from NumPy, hold the result the standard states
+    contract: int = 0  # differ, and the device's documented contract allows it (against either reference)
     device_new: int = 0
     device_known: int = 0
-    unsupported: dict[str, str] = field(default_factory=dict)  # operation -> reason
+    unsupported: dict[str, str] = field(default_factory=dict)  # operation, or 'dtype <name>' -> reason
+    unsupported_cases: dict[str, int] = field(default_factory=dict)  # the same -> cases not checked
 
     def to_json(self) -> dict:
         return {
@@ -63,9 +65,11 @@ class SummaryRow:
             "new": self.new,
             "known": self.known,
             "standard": self.standard,
+            "contract": self.contract,
             "device new": self.device_new,
             "device known": self.device_known,
             "unsupported": dict(self.unsupported),
+            "unsupported cases": dict(self.unsupported_cases),
         }
 
 
@@ -80,9 +84,14 @@ def summary(checks: Iterable[Checks], divergences: Iterable[Divergence]) -> list
         found = row(record)
         found.cases += sum(record.cases.values())
         found.unsupported.update(record.unsupported)
+        for what, count in getattr(record, "unsupported_cases", {}).items():
+            found.unsupported_cases[what] = found.unsupported_cases.get(what, 0) + count
     for record in distinct(divergences):
         found = row(record)
-        name = ("device_" if record.against_device else "") + record.status
+        if record.status in ("standard", "contract"):  # not divergences: one column each
+            name = record.status
+        else:
+            name = ("device_" if record.against_device else "") + record.status
         setattr(found, name, getattr(found, name) + 1)
     # a row and family that checked nothing and showed nothing (a config row's replays of a family
     # it has no example of) says nothing

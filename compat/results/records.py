@@ -34,9 +34,10 @@ from typing import Any, ClassVar, NamedTuple
 
 from compat.core.row import EAGER, Row
 
-# 4 added status "standard" and follows; 3 added Replay; 2 added Checks.unsupported and the tables a spec feeds
-SCHEMA_VERSION = 4
-READABLE_VERSIONS = (1, 2, 3, 4)
+# 5 added status "contract" and contract, checks' unsupported dtypes and unsupported_cases; 4 added status
+# "standard" and follows; 3 added Replay; 2 added Checks.unsupported and the tables a spec feeds
+SCHEMA_VERSION = 5
+READABLE_VERSIONS = (1, 2, 3, 4, 5)
 SCHEMA_PATH = Path(__file__).with_name("record.schema.json")
 
 
@@ -145,12 +146,14 @@ class Divergence(Record):
     reproducer: str
     count: int  # examples of this spec that showed it
     known: str | None  # the registry entry it matched
-    # new | known | standard (differs from NumPy, holds the result the standard states: ``follows``)
+    # new | known | standard (differs from NumPy, holds the result the standard states: ``follows``) |
+    # contract (a device's contract allows it: ``contract``)
     status: str
     first_seen_after: int = 0  # cases checked when it first showed
     first_example: int | None = None  # examples run when it first showed, that one included (tables: cases)
     tables: list[str] = field(default_factory=list)  # report tables the spec feeds (e.g. the promotion grid)
     follows: str | None = None  # the standard's special-case clause whose result the backend gives
+    contract: str | None = None  # the clause of the device's contract that allows it (status contract)
 
     @property
     def key(self) -> Key:
@@ -179,7 +182,8 @@ class Checks(Record):
     TYPE: ClassVar[str] = "checks"
 
     cases: dict[str, int]  # operation -> cases checked
-    unsupported: dict[str, str] = field(default_factory=dict)  # operation -> the adapter's reason
+    unsupported: dict[str, str] = field(default_factory=dict)  # operation, or 'dtype <name>' -> the reason
+    unsupported_cases: dict[str, int] = field(default_factory=dict)  # the same -> cases not checked for it
     tables: list[str] = field(default_factory=list)
     input_class: dict | None = None  # name, value, all: the input class this param of the spec covers
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from compat.core.row import EAGER, Row
-from compat.results import aggregate, interchange_table, special_cases_table, wrapper_table
+from compat.results import aggregate, causes, interchange_table, special_cases_table, wrapper_table
 from compat.results import coverage as standard_coverage
 from compat.results import records as records_module
 from compat.results.records import Divergence, Run
@@ -36,6 +36,9 @@ def summary_table(run: Run, registry: Registry) -> str:
     if any(r.standard for r in rows):  # differ from NumPy where NumPy departs from the standard
         columns.append("follows standard")
         values = [v + [r.standard] for v, r in zip(values, rows)]
+    if any(r.contract for r in rows):  # differ, as the device's documented contract allows
+        columns.append("within contract")
+        values = [v + [r.contract] for v, r in zip(values, rows)]
     # devices under test and execution modes: their divergences from the reference device, or from eager, too
     targets = [Row.parse(r.backend) for r in rows]
     against = "/".join(
@@ -87,12 +90,65 @@ def summary_table(run: Run, registry: Registry) -> str:
 
 
 def unsupported_lines(run: Run) -> list[str]:
-    """backend: operation (reason), for every operation a backend declared unsupported."""
-    found = {}
+    """row: operation or dtype (reason): cases not checked, for every operation and dtype a
+    backend declared it has not: one line each, however many operations and signatures met it."""
+    found: dict[tuple[str, str], str] = {}
+    cases: dict[tuple[str, str], int] = {}
     for record in run.checks:
-        for op, reason in record.unsupported.items():
-            found[(record.where, op)] = reason
-    return [f"  {where}: {op} ({reason})" for (where, op), reason in sorted(found.items())]
+        for what, reason in record.unsupported.items():
+            found[(record.where, what)] = reason
+            cases[(record.where, what)] = cases.get((record.where, what), 0) + record.unsupported_cases.get(
+                what, 0
+            )
+    return [
+        f"  {where}: {what} ({reason})"
+        + (f": {cases[where, what]} cases not checked" if cases[where, what] else "")
+        for (where, what), reason in sorted(found.items())
+    ]
+
+
+UNSUPPORTED = "unsupported operations and dtypes (declared by the adapter; counted, not checked):"
+
+
+def cause_lines(run: Run, shown: int | None = 2) -> list[str]:
+    """The new divergences by cause (compat.results.causes): per row its causes and records, then
+    each cause, largest first, with its records under it (``shown`` of them with their one line;
+    None: every one, with its detail)."""
+    groups = causes.by_cause(run.divergences, status="new")
+    if not groups:
+        return []
+    counted = causes.per_row(groups)
+    out = [
+        f"new divergences by cause: {sum(c for c, _ in counted.values())} causes "
+        f"({sum(len(g.records) for g in groups)} records)",
+        *(f"  {where}: {n} new causes ({records} records)" for where, (n, records) in counted.items()),
+    ]
+    for group in groups:
+        out.append(f"  {group.name} ({len(group.records)} records)")
+        for record in group.records[:shown]:
+            out.append("      " + one_line(record))
+            if shown is None:
+                out.append(f"          {record.detail}")
+        if shown is not None and len(group.records) > shown:
+            out.append(
+                f"      ... {len(group.records) - shown} more (python -m compat report lists every one)"
+            )
+    return out
+
+
+def contract_lines(run: Run) -> list[str]:
+    """The differences a device's documented contract allows, by clause, with the rows."""
+    by_clause: dict[str, dict[str, int]] = {}
+    for record in aggregate.distinct(run.divergences):
+        if record.status == "contract":
+            rows = by_clause.setdefault(record.contract or "?", {})
+            rows[record.where] = rows.get(record.where, 0) + 1
+    if not by_clause:
+        return []
+    out = [f"within the device's contract ({sum(sum(r.values()) for r in by_clause.values())}), by clause:"]
+    for clause, rows in sorted(by_clause.items(), key=lambda item: -sum(item[1].values())):
+        out.append(f"  {clause}: " + ", ".join(f"{where} {n}" for where, n in sorted(rows.items())))
+    return out
 
 
 # survey tables of what the checker did not judge, and why (compat.harness.checker: lost, settled)
@@ -109,12 +165,9 @@ def terminal_summary(run_directory: Path, registry: Registry) -> str:
         return "compat: no records were written"
     text = summary_table(run, registry)
     if unsupported_lines(run):
-        text += "\n\nunsupported operations (declared by the adapter; counted, not checked):\n" + "\n".join(
-            unsupported_lines(run)
-        )
-    new = [r for r in aggregate.distinct(run.divergences) if r.status == "new"]
-    if new:
-        text += f"\n\nnew divergences ({len(new)}):\n" + "\n".join("  " + one_line(r) for r in new)
+        text += "\n\n" + "\n".join([UNSUPPORTED, *unsupported_lines(run)])
+    for lines in (cause_lines(run), contract_lines(run)):
+        text += "\n\n" + "\n".join(lines) if lines else ""
     for table_name, what in SET_ASIDE.items():
         cells = [r for r in run.observations if r.table == table_name]
         if cells:
@@ -170,12 +223,12 @@ def text_report(run: Run, registry: Registry, every: bool = False) -> str:
         "",
     ]
     merged = aggregate.distinct(run.divergences)
-    new = [r for r in merged if r.status == "new"]
-    out.append(f"new divergences ({len(new)}):")
-    for record in new:
-        out += ["  " + one_line(record), f"      {record.detail}"]
+    out += cause_lines(run, shown=None) or ["new divergences: none"]
+    if contract_lines(run):
+        out += ["", *contract_lines(run)]
     entries = registry.by_id()
-    out += ["", f"known divergences ({len(merged) - len(new)}), by registry entry:"]
+    known = sum(1 for r in merged if r.status == "known")
+    out += ["", f"known divergences ({known}), by registry entry:"]
     for entry_id, group in aggregate.by_entry(run.divergences):
         entry = entries.get(entry_id)
         per_backend: dict[str, int] = {}
@@ -193,11 +246,7 @@ def text_report(run: Run, registry: Registry, every: bool = False) -> str:
         if not every and len(group) > 2:
             out.append(f"      ... {len(group) - 2} more (--all lists every divergence)")
     if unsupported_lines(run):
-        out += [
-            "",
-            "unsupported operations (declared by the adapter; counted, not checked):",
-            *unsupported_lines(run),
-        ]
+        out += ["", UNSUPPORTED, *unsupported_lines(run)]
     for name, found in aggregate.survey_tables(run.observations).items():
         out += [
             "",
