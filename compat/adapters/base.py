@@ -122,6 +122,10 @@ class Adapter:
     plugin: ClassVar[Any] = None  # compat.devices.PluginDevices: compat's reference plug-ins for this backend
     default_run_share: ClassVar[bool] = False  # the default run checks it on a share of the examples, not all
     exports_dlpack: ClassVar[bool] = True  # its arrays have __dlpack__: other rows import them (interchange)
+    # what the framework raises once a call left its device unusable (a CUDA device-side assert): the
+    # words of its error's class or message, a regular expression; records of old runs are read by it
+    # (compat.harness.rematch), a run itself probes the device (``probe``)
+    device_lost: ClassVar[str] = ""
 
     def __init__(self, label: str = "") -> None:
         if label not in self.CONFIGS:

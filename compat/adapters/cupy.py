@@ -73,6 +73,9 @@ class CupyAdapter(NamespaceAdapter):
     imports = {"np": "numpy", "xp": "cupy"}
     OPS = standard_ops()
     reference_device = "cuda:0"
+    device_lost = (
+        r"cudaError(Assert|LaunchFailure|IllegalAddress|IllegalInstruction)|CUDA_ERROR_(ASSERT|LAUNCH_FAILED)"
+    )
 
     @classmethod
     def is_available(cls) -> bool:
@@ -118,6 +121,14 @@ class CupyAdapter(NamespaceAdapter):
 
     def check_operations(self) -> None:
         Adapter.check_operations(self)  # CuPy's inspection API is CupyInfo where it has none
+
+    def unsupported_dtype(self, name):
+        if name == "bfloat16" and not hasattr(self.xp, "bfloat16"):
+            return (
+                f"cupy {self.version()} names no bfloat16 (no cupy.bfloat16, none in its dtypes): ml_dtypes' "
+                "has 'minimal support' since CuPy 14, outside the namespace compat checks"
+            )
+        return super().unsupported_dtype(name)
 
     # -- values: copies to and from the GPU --------------------------------------------
     def from_numpy(self, array, device):

@@ -44,6 +44,7 @@ class JaxAdapter(Adapter):
     name = "jax"
     requires = "jax"
     namespace = "jnp"
+    device_lost = r"CUDA_ERROR_(ASSERT|LAUNCH_FAILED|ILLEGAL_ADDRESS|ILLEGAL_INSTRUCTION)"
     imports = {"np": "numpy", "jax": "jax", "jnp": "jax.numpy", "ops": "compat.adapters.jax_ops"}
     OPS = {
         "norm": "jnp.linalg.norm",

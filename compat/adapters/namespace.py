@@ -222,6 +222,13 @@ class NamespaceAdapter(Adapter):
             return None
         return f"{self.module} has no dtype {name} (none in its dtypes(), no xp.{name})"
 
+    @staticmethod
+    def refused_dtype(message: str) -> str | None:
+        """The dtype a namespace row refused in an error's message (``unsupported_dtype``'s words,
+        which rows of schema 4 and before raised as a TypeError), or None."""
+        found = re.fullmatch(r"\S+ has no dtype (\w+) \(none in its dtypes\(\), no xp\.\w+\)", message)
+        return found.group(1) if found else None
+
     def dtype(self, name):
         lacking = self.unsupported_dtype(name)
         if lacking is not None:

@@ -85,6 +85,9 @@ class TorchAdapter(Adapter):
     name = "torch"
     requires = "torch"
     namespace = "torch"
+    device_lost = (
+        r"AcceleratorError|CUDA error: (device-side assert|unspecified launch failure|an illegal memory)"
+    )
     imports = {"np": "numpy", "torch": "torch", "ops": "compat.adapters.torch_ops"}
     OPS = {
         "power": "torch.pow",

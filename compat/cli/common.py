@@ -81,10 +81,18 @@ def shown_report(args) -> tuple[int, records.Run]:
     known = registry.load(registry_path)
     from compat.results import report
 
+    notes = []
+    if getattr(args, "rematch", False):
+        from compat.harness.rematch import rematch
+
+        if not args.registry and registry_path != DEFAULT_REGISTRY:  # today's registry, not the run's
+            known = registry.load(DEFAULT_REGISTRY)
+        rematched = rematch(run, known)
+        run, notes = rematched.run, rematched.lines()
     if args.format == "json":
         print(json.dumps(report.json_report(run, known), indent=2))
     else:
-        print(report.text_report(run, known, every=args.all))
+        print("\n".join([*notes, report.text_report(run, known, every=args.all)]))
     return (1 if loaded.problems else 0), run
 
 

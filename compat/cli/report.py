@@ -26,6 +26,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--all", action="store_true", help="list every known divergence, not two examples per registry entry"
     )
+    parser.add_argument(
+        "--rematch",
+        action="store_true",
+        help="judge the records again by today's rules, device contracts and registry (--registry, else "
+        "compat's own), offline: a record of an old run or another machine's (a GPU's) gets the status "
+        "it would get now; the records' files are left as they are",
+    )
 
 
 def run(args) -> int:

@@ -39,6 +39,8 @@ class Clause:
     dtypes: tuple[str, ...] = ()  # the result dtypes it covers
     ulps: float | None = None  # within this many ULP of the correctly rounded result
     flushed: bool = False  # a difference that subnormals read and written as zero explain
+    keeps_subnormals: bool = False  # where its reference device flushes them: a result that is NumPy's
+    nan_bits: bool = False  # a NaN's payload and sign are not kept
     by_number: bool = False  # only where an operand is a Python number (x / 3.0, 3.0 / x)
 
     def covers(self, op: str, dtype: str | None, by_number: bool = False) -> bool:
@@ -102,6 +104,12 @@ def ulp_clauses(table: dict[str, tuple[float, float]], what: str, source: str, p
 
 CUDA_MATH = (
     *ulp_clauses(CUDA_ULPS, "CUDA math library (Programming Guide 5.5.7)", CUDA_GUIDE),
+    Clause(
+        "CUDA: 'Floating-point operations may alter the bit patterns of input NaN payloads', and a NaN's "
+        "sign (Programming Guide 5.5.3)",
+        CUDA_GUIDE,
+        nan_bits=True,
+    ),
     Clause(
         "CUDA: half-precision functions are computed in float and rounded to the half type once: 1 ULP",
         CUDA_GUIDE,
@@ -189,6 +197,12 @@ XLA_GPU = Contract(
             "them (xla_gpu_ftz defaults to false): a difference that flushing explains",
             XLA_NVPTX,
             flushed=True,
+        ),
+        Clause(
+            "XLA's GPU backend keeps the subnormals its CPU backend flushes: a result of subnormals that "
+            "is NumPy's, where the CPU's is not (sign, equal, astype and log of a subnormal)",
+            XLA_NVPTX,
+            keeps_subnormals=True,
         ),
     ),
 )

@@ -8,6 +8,8 @@ from typing import Any
 
 import numpy as np
 
+from compat.core import dtypes
+
 
 @dataclass
 class Outcome:
@@ -125,3 +127,34 @@ def json_scalar(value):
     if f == 0 and np.signbit(f):
         return "-0.0"
     return f
+
+
+def from_json(data: dict) -> Outcome | None:
+    """The Outcome a record's JSON describes (``Outcome.to_json``), where it is whole: an error
+    (by its type's name, message and category), a dtype alone, or every value of an array (a record
+    keeps the first 64); else None."""
+    if "error" in data:
+        error = data["error"]
+        raised = RecordedError(error["message"])
+        raised.type_name = error["type"]
+        return Outcome(error=raised, error_category=error["category"])
+    if "parts" in data or data.get("shape") is None:
+        return Outcome(dtype=data["dtype"]) if data.get("dtype") and "parts" not in data else None
+    shape, dtype = tuple(data["shape"]), data.get("dtype")
+    values = data.get("values")
+    if dtype is None or values is None or len(values) != int(np.prod(shape)):
+        return None
+    wanted = dtypes.to_numpy(dtype)
+    flat = [complex(number(v[0]), number(v[1])) if isinstance(v, list) else number(v) for v in values]
+    return Outcome(values=np.array(flat).astype(wanted).reshape(shape), dtype=dtype, shape=shape)
+
+
+class RecordedError(Exception):
+    """An exception as a record describes it: its type's name (``type_name``) and its message."""
+
+    type_name = ""
+
+
+def number(value):
+    """A JSON scalar of a record (json_scalar's) as a Python number."""
+    return float(value) if isinstance(value, str) else value

@@ -348,20 +348,19 @@ class Checker:
             contract=self.contract,
         )
         self.ledger.cases[case.op] += 1
-        self._against_itself(case, verdict.actual, semantic=expected)
+        self._against_itself(case, verdict.actual)
         self.ledger.enter(verdict, follows)
         return verdict.actual
 
-    def _against_itself(
-        self, case: Case, actual: Outcome, truth: Outcome | None = None, semantic: Outcome | None = None
-    ) -> None:
+    def _against_itself(self, case: Case, actual: Outcome, truth: Outcome | None = None) -> None:
         """The device under test against its reference device (what a device team asks), by the
-        device's contract where it has one (its ULPs from NumPy's result, ``semantic``), then the
-        mode against eager (what a compiler team asks; a gradient within twice the tolerance each
-        has against the ``truth``, as two frameworks' are)."""
+        device's contract where it has one (its ULPs from NumPy's result), then the mode against
+        eager (what a compiler team asks; a gradient within twice the tolerance each has against
+        the ``truth``, as two frameworks' are)."""
         note, device = self.ledger.note_once, self.on_reference_device
         if device is not None:
-            self.ledger.enter(judge(device, case, actual, note, contract=self.contract, semantic=semantic))
+            numpy = self.numpy.outcome
+            self.ledger.enter(judge(device, case, actual, note, contract=self.contract, truth_of=numpy))
         if self.in_eager_mode is not None:
             self.ledger.enter(judge(self.in_eager_mode, case, actual, note, truth=truth))
 

@@ -58,7 +58,8 @@ class Judgement:
     device: str | None = None  # under test, where the result belongs
     target: str | None = None  # where a copy's result belongs instead
     contract: Contract | None = None  # the device's, where a device row is judged (compat.core.contracts)
-    semantic: Outcome | None = None  # NumPy's outcome, the correctly rounded truth a contract's ULPs are from
+    # NumPy's outcome of a case: the correctly rounded truth a contract's ULPs are from (against NumPy: expected_of)
+    truth_of: Callable[[Case], Outcome] | None = None
     allowed: oracle.Bound = oracle.APPROXIMATE
     exactness: Exactness = Exactness.WITHIN_BOUND
     mismatches: list[oracle.Mismatch] = field(default_factory=list)
@@ -206,14 +207,14 @@ def flush_to_zero(j: Judgement) -> None:
 def within_contract(j: Judgement) -> None:
     """On a device with a contract (its vendor's documented accuracy and subnormal handling), a
     value mismatch a clause allows is marked with it: a record of status ``contract``, not a
-    divergence (compat.judge.contract). Its ULPs are from NumPy's result (``semantic``; against
+    divergence (compat.judge.contract). Its ULPs are from NumPy's result (``truth_of``; against
     NumPy, the reference's own), not from the reference device's bits."""
-    if j.contract is None:
+    if j.contract is None or not any(m.kind == "value" for m in j.mismatches):
         return
-    truth = j.semantic if j.semantic is not None else j.reference_outcome
+    truth_of = j.truth_of or j.expected_of
     marked = []
     for m in j.mismatches:
-        clause = allowing(j.contract, j.case, m, truth, j.actual)
+        clause = allowing(j.contract, j.case, m, truth_of, j.actual)
         marked.append(replace(m, within=str(clause)) if clause is not None else m)
     j.mismatches = marked
 

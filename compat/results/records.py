@@ -369,12 +369,14 @@ class Run:
     observations: list[Observation] = field(default_factory=list)
     coverage: list[Coverage] = field(default_factory=list)
     replays: list[Replay] = field(default_factory=list)
+    written: list[Record] = field(default_factory=list)  # every record, in its worker's order of writing
 
     @property
     def started(self) -> str:
         return self.meta.get("started", "")
 
     def add(self, record: Record) -> None:
+        self.written.append(record)
         lists: dict[type, list] = {
             Divergence: self.divergences,
             Checks: self.checks,
