@@ -74,7 +74,7 @@ def run_pytest(
     if not any(a.startswith("--modes") for a in args):  # eager only, unless a test is about modes
         args += ["--modes", "none"]
     if not shipped_registry and not any(a.startswith("--compat-registry") for a in args):
-        args += ["--compat-registry", str(empty_registry(tmp))]
+        args += ["--compat-registry", "none"]
     return run(args, tmp, **extra_env)
 
 
@@ -88,14 +88,6 @@ def side_by_side(plants: dict[str, tuple[str, str]]) -> list[str]:
         select,
         *(a for adapter in plants for a in ("--adapter", f"compat.adapters.broken:{adapter}")),
     ]
-
-
-def empty_registry(tmp: Path) -> Path:
-    tmp.mkdir(parents=True, exist_ok=True)
-    path = tmp / "empty-registry.toml"
-    if not path.exists():
-        path.write_text("# no known divergences\n")
-    return path
 
 
 def output(process: subprocess.CompletedProcess) -> str:

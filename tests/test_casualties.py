@@ -18,7 +18,7 @@ import pytest
 
 from compat.harness import inflight
 from compat.results import records
-from tests.helpers import REPO, Jobs, empty_registry, output, run_pytest, subprocess_env
+from tests.helpers import REPO, Jobs, output, run_pytest, subprocess_env
 
 pytestmark = [
     pytest.mark.xdist_group("casualties"),
@@ -125,7 +125,7 @@ def kill_a_worker_mid_run(tmp: Path) -> tuple[Path | None, bytes, bytes, str, in
         "--compat-results",
         str(results),
         "--compat-registry",
-        str(empty_registry(tmp)),
+        "none",
     ]
     process = subprocess.Popen(
         command,

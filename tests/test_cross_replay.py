@@ -73,11 +73,11 @@ def test_the_rows_examples_replayed_on_each_other_settle_what_the_wrapper_change
 
     described = drawn_run(tmp_path, registry.DEFAULT)
     assert sorted(changes(tmp_path)) == [  # each row drew only one side's inputs
-        ("__abs__", "unconfirmed", "torch-limited-uint16-uint32-uint64-operator", "draws"),
+        ("__abs__", "unconfirmed", "torch-limited-uint16-uint32-uint64", "draws"),
         ("atan2", "unconfirmed", "torch-functions-take-no-python-scalar", "draws"),
         ("matmul", "unconfirmed", "compat-torch-matmul-promotes-first", "draws"),
     ]
-    assert crossreplay.after_run(tmp_path, registry.DEFAULT, described) == ([], 0)
+    assert crossreplay.after_run(tmp_path, [registry.DEFAULT], described) == ([], 0)
     # the wrapper's matmul example refused on torch's row (mixed dtypes), and that replayed back on the
     # wrapper's (a second round): the wrapper removes a divergence of torch's that its row never drew
     assert sorted(changes(tmp_path)) == [
@@ -102,7 +102,7 @@ def test_a_replay_that_diverges_anew_is_counted_and_said(tmp_path):
     empty = tmp_path / "empty.toml"
     empty.write_text("")
     described = drawn_run(tmp_path / "run", empty)
-    lines, new = crossreplay.after_run(tmp_path / "run", empty, described)
+    lines, new = crossreplay.after_run(tmp_path / "run", [empty], described)
     assert new == 3 and "3 example(s) showed a new divergence" in lines[0], lines
     replayed = [d for d in records.load(tmp_path / "run").latest().divergences if d.spec == "cross-replay"]
     assert sorted((d.backend.id, d.op, d.kind, d.status) for d in replayed) == [
@@ -116,14 +116,14 @@ def test_a_child_that_fails_leaves_the_changes_unconfirmed_and_says_so(tmp_path)
     from compat.harness import crossreplay
 
     described = drawn_run(tmp_path, registry.DEFAULT)
-    lines, new = crossreplay.after_run(tmp_path, tmp_path / "no-such-registry.toml", described)
+    lines, new = crossreplay.after_run(tmp_path, [tmp_path / "no-such-registry.toml"], described)
     assert new == 0 and lines[0].startswith("compat: the wrappers' cross-replay failed (exit 1"), lines
     assert {change for _, change, _, _ in changes(tmp_path)} == {"unconfirmed"}
     # a run without a wrapper beside its framework replays nothing, nor does one where no spec ran
     # (harness tests only: no child, no records file, which would make the run print a summary)
-    assert crossreplay.after_run(tmp_path, registry.DEFAULT, described[:1]) == ([], 0)
+    assert crossreplay.after_run(tmp_path, [registry.DEFAULT], described[:1]) == ([], 0)
     no_spec = tmp_path / "no-spec"
     no_spec.mkdir()
     (no_spec / "run.json").write_text(json.dumps({"run_id": RUN, "backends": described}))
-    assert crossreplay.after_run(no_spec, registry.DEFAULT, described) == ([], 0)
+    assert crossreplay.after_run(no_spec, [registry.DEFAULT], described) == ([], 0)
     assert [p.name for p in no_spec.iterdir()] == ["run.json"]

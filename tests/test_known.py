@@ -148,8 +148,8 @@ def test_replays_reproduce_what_still_holds_and_report_what_is_fixed(tmp_path):
             broken,
             "-p",
             "no:xdist",
-            "--compat-registry",
-            str(path),
+            "--compat-registry=none",
+            f"--compat-registry={path}",
             "-rxs",
         ],
         tmp_path,
@@ -164,7 +164,8 @@ def test_replays_reproduce_what_still_holds_and_report_what_is_fixed(tmp_path):
     assert "planted: fixed" not in process.stdout, output(process)
 
     report = run(
-        ["-m", "compat", "report", str(results), "--format", "json", "--registry", str(path)], tmp_path
+        ["-m", "compat", "report", str(results), "--format", "json", "--registry=none", f"--registry={path}"],
+        tmp_path,
     )
     assert report.returncode == 0, output(report)
     fixed = json.loads(report.stdout)["fixed"]

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from compat.core import ops
 from compat.results import registry
 from compat.results.records import Backend
 from compat.results.registry import RegistryError
@@ -36,6 +37,7 @@ def divergence(**fields) -> dict:
 
 def write(tmp_path: Path, text: str, name: str = "registry.toml") -> Path:
     path = tmp_path / name
+    path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(textwrap.dedent(text), encoding="utf-8")
     return path
 
@@ -97,7 +99,7 @@ def test_load_a_valid_registry(tmp_path):
     assert first.config == {"x64": False}
     assert first.reason == "JAX without x64 has no 64-bit types"
     assert first.source.startswith("https://")
-    assert first.patterns["op"] == ("add", "sub*")
+    assert first.patterns["op"] == ("add", "sub*", *ops.operator_forms("add"))  # its forms, from the table
     assert first.patterns["inputs"] == ("int64,*",)
     assert set(first.patterns) == {"family", "op", "inputs", "expected", "actual"}
     assert loaded.entries[1].patterns == {}
@@ -200,12 +202,69 @@ def test_every_pattern_must_match(tmp_path):
     assert known.match(JAX_X32, divergence(reference="device:gpu")) is None
 
 
-def test_first_match_wins(tmp_path):
-    narrow = entry("narrow", op='"add"', inputs='"int8,uint8"')
-    broad = entry("broad", op='"*"')
-    assert load(tmp_path, narrow, broad).match(JAX_X32, divergence()).id == "narrow"
-    assert load(tmp_path, broad, narrow).match(JAX_X32, divergence()).id == "broad"
-    assert load(tmp_path, narrow, broad).match(JAX_X32, divergence(op="multiply")).id == "broad"
+def test_the_matching_order_is_derived_not_written(tmp_path):
+    """A device's entry before a mode's, before a config's, before the backend's own; at one level
+    the entries that name their operations before one that says why it is broad; not the files'
+    order."""
+    general = entry("general", family='"promotion"', op='"add"')
+    broad = entry("broad", broad='"every operation"')
+    configured = entry("configured", family='"promotion"', op='"add"', config="{ x64 = false }")
+    moded = entry("moded", family='"promotion"', op='"add"', config='{ mode = "jit" }')
+    on_device = entry("on-device", family='"promotion"', op='"add"', device='"gpu:*"')
+    known = load(tmp_path, broad, general, configured, moded, on_device)
+    assert [e.id for e in known.entries] == ["on-device", "moded", "configured", "general", "broad"]
+    jit_on_gpu = replace(JAX_X32, config={"x64": False, "mode": "jit"})
+    assert known.match(jit_on_gpu, divergence(device="gpu:0")).id == "on-device"
+    assert known.match(jit_on_gpu, divergence()).id == "moded"
+    assert known.match(JAX_X32, divergence()).id == "configured"
+    assert known.match(JAX_X64, divergence()).id == "general"
+    assert known.match(JAX_X64, divergence(op="multiply")).id == "broad"
+    assert [e.id for e in known.matching(JAX_X64, divergence())] == ["general", "broad"]
+
+
+def test_an_entry_of_a_function_covers_its_operator_forms(tmp_path):
+    known = load(tmp_path, entry("fd", family='["promotion", "operators"]', op='"floor_divide"'))
+    for op in ("floor_divide", "__floordiv__", "__rfloordiv__", "__ifloordiv__"):
+        assert known.match(JAX_X32, divergence(family="operators", op=op)) is not None, op
+    assert known.match(JAX_X32, divergence(family="operators", op="__truediv__")) is None
+    alone = load(tmp_path, entry("fd", family='"operators"', op='"floor_divide"', forms="false"))
+    assert alone.match(JAX_X32, divergence(family="operators", op="__floordiv__")) is None
+
+
+def test_raises_names_the_error_class_not_a_release_message(tmp_path):
+    known = load(
+        tmp_path, entry("refused", kind="error", family='"promotion"', op='"add"', raises='"*Error"')
+    )
+    assert known.match(JAX_X32, divergence(kind="error", raises="RuntimeError")) is not None
+    assert known.match(JAX_X32, divergence(kind="error", raises="")) is None  # it did not raise
+    typed = load(
+        tmp_path, entry("typed", kind="error", family='"promotion"', op='"add"', raises='"TypeError"')
+    )
+    assert typed.match(JAX_X32, divergence(kind="error", raises="ValueError")) is None
+
+
+def test_since_and_fixed_in_are_a_version_range(tmp_path):
+    known = load(
+        tmp_path, entry("ranged", family='"promotion"', op='"add"', since='"0.4.30"', fixed_in='"0.5"')
+    )
+    assert known.match(JAX_X32, divergence()) is not None  # 0.4.35
+    assert known.match(replace(JAX_X32, version="0.5.0"), divergence()) is None
+    assert known.match(replace(JAX_X32, version="0.4.29"), divergence()) is None
+    assert "not both" in load_error(tmp_path, entry("x", versions='">=1"', since='"1"'))
+
+
+def test_a_folder_of_files_is_one_registry_and_a_user_adds_to_it(tmp_path):
+    (tmp_path / "mine").mkdir()
+    write(tmp_path, entry("a", family='"promotion"', op='"add"'), "mine/a.toml")
+    write(tmp_path, entry("b", family='"promotion"', op='"multiply"'), "mine/sub/b.toml")
+    write(tmp_path, entry("c", family='"promotion"', op='"subtract"'), "extra.toml")
+    known = registry.load(tmp_path / "mine", tmp_path / "extra.toml")
+    assert sorted(e.id for e in known.entries) == ["a", "b", "c"]
+    assert registry.chosen(["mine"]) == [registry.DEFAULT, Path("mine")]
+    assert registry.chosen(["none", "mine"]) == [Path("mine")]
+    write(tmp_path, entry("a", family='"promotion"', op='"add"'), "again.toml")
+    with pytest.raises(RegistryError, match="duplicate id 'a'"):
+        registry.load(tmp_path / "mine", tmp_path / "again.toml")
 
 
 # -- malformed registries ------------------------------------------------------------
@@ -287,7 +346,10 @@ def test_broad_says_why_an_entry_names_no_family_or_operation(tmp_path):
     known = load(
         tmp_path, entry("config-wide", broad='"every operation: the configuration decides"'), entry("narrow")
     )
-    assert [e.broad for e in known.entries] == ["every operation: the configuration decides", ""]
+    assert {e.id: e.broad for e in known.entries} == {
+        "config-wide": "every operation: the configuration decides",
+        "narrow": "",
+    }
     message = load_error(tmp_path, entry("empty-broad", broad='"  "'))
     assert "empty-broad" in message and "broad" in message
 
@@ -335,9 +397,12 @@ def test_an_eager_entry_never_explains_how_a_mode_differs_from_eager(tmp_path):
         )
     )
     compiled = replace(TORCH, config={"mode": "compile"})
-    assert reg.match(compiled, divergence()).id == "eager"
+    assert reg.match(compiled, divergence()).id == "compiled"  # the more specific first
     assert reg.match(compiled, divergence(reference="mode:eager")).id == "compiled"
     assert reg.match(TORCH, divergence(reference="mode:eager")) is None
+    eager_alone = registry.load(write(tmp_path, entry(backend="torch", id="eager"), "eager.toml"))
+    assert eager_alone.match(compiled, divergence()).id == "eager"  # the mode's divergence from NumPy
+    assert eager_alone.match(compiled, divergence(reference="mode:eager")) is None
 
 
 # a namespace that wraps torch (array_api_compat.torch): torch's entries apply to it, under torch's

@@ -8,7 +8,7 @@ import json
 import sys
 from pathlib import Path
 
-from compat.harness.plugin import DEFAULT_REGISTRY, DEFAULT_RESULTS
+from compat.harness.plugin import DEFAULT_RESULTS
 from compat.results import records, registry, store
 
 SKIPPED_SHOWN = 20  # problems listed one per line; the rest counted in one more
@@ -70,23 +70,14 @@ def chosen_run(args, command: str) -> tuple[records.Run, records.Loaded]:
 def shown_report(args) -> tuple[int, records.Run]:
     """Print the report of the run ``args`` choose; the exit status (1 where lines were skipped) and that run."""
     run, loaded = chosen_run(args, "report")
-    registry_path = args.registry or run.meta.get("registry")
-    if registry_path and not args.registry and not Path(registry_path).exists():
-        print(
-            f"compat report: the run's registry {registry_path} is gone; using the default", file=sys.stderr
-        )
-        registry_path = None
-    if registry_path is None and DEFAULT_REGISTRY.exists():
-        registry_path = DEFAULT_REGISTRY
-    known = registry.load(registry_path)
+    rematching = getattr(args, "rematch", False)
+    known = registry.load(*registries_of(run, args.registry, "report", todays=rematching))
     from compat.results import report
 
     notes = []
-    if getattr(args, "rematch", False):
+    if rematching:
         from compat.harness.rematch import rematch
 
-        if not args.registry and registry_path != DEFAULT_REGISTRY:  # today's registry, not the run's
-            known = registry.load(DEFAULT_REGISTRY)
         rematched = rematch(run, known)
         run, notes = rematched.run, rematched.lines()
     if args.format == "json":
@@ -94,6 +85,20 @@ def shown_report(args) -> tuple[int, records.Run]:
     else:
         print("\n".join([*notes, report.text_report(run, known, every=args.all)]))
     return (1 if loaded.problems else 0), run
+
+
+def registries_of(run: records.Run, given: list[str], command: str, todays: bool = False) -> list[Path]:
+    """The registries a command reads a run's records with: those ``given`` (adding to compat's own;
+    'none': not it), else the run's own (those that still exist: one that is gone is said), or, where
+    ``todays``, compat's own as it is now."""
+    if given or todays:
+        return registry.chosen(given)
+    recorded = run.meta.get("registry")
+    paths = [recorded] if isinstance(recorded, str) else list(recorded or [])  # a run of schema 4: one file
+    kept = [Path(p) for p in paths if Path(p).exists()]
+    for gone in sorted(set(paths) - {str(p) for p in kept}):
+        print(f"compat {command}: the run's registry {gone} is gone; using compat's own", file=sys.stderr)
+    return kept if kept and len(kept) == len(paths) else registry.chosen([])
 
 
 def print_ingested(ingested: store.Ingested, store_path: str, command: str) -> int:

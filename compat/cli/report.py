@@ -19,9 +19,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--format", choices=("text", "json"), default="text")
     parser.add_argument(
         "--registry",
-        default=None,
-        metavar="FILE",
-        help="registry for reasons and stale entries (default: the run's)",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="a registry (a file or a folder) whose entries add to compat's own, for reasons and stale entries "
+        "(repeatable; 'none': not compat's own; default: the run's)",
     )
     parser.add_argument(
         "--all", action="store_true", help="list every known divergence, not two examples per registry entry"
@@ -29,8 +31,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--rematch",
         action="store_true",
-        help="judge the records again by today's rules, device contracts and registry (--registry, else "
-        "compat's own), offline: a record of an old run or another machine's (a GPU's) gets the status "
+        help="judge the records again by today's rules, device contracts and registry (compat's own and "
+        "--registry), offline: a record of an old run or another machine's (a GPU's) gets the status "
         "it would get now; the records' files are left as they are",
     )
 

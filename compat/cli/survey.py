@@ -84,7 +84,7 @@ def run(args) -> int:
     if status not in (0, 1):  # 1 would be a failing harness test; report what was recorded anyway
         return status
     reported, surveyed = shown_report(
-        argparse.Namespace(results=args.results, format="text", run=None, registry=None, all=False)
+        argparse.Namespace(results=args.results, format="text", run=None, registry=[], all=False)
     )
     new = {r.key for r in surveyed.divergences if r.status == "new"}
     if new:

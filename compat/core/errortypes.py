@@ -62,6 +62,12 @@ def conforms(error: BaseException, wanted: type[BaseException] | tuple[type[Base
 def error_name(error: BaseException) -> str:
     """The class's name as a signature shows it: a builtin's bare name ("RuntimeError"), a
     framework's own class by its package and name ("tensorflow.InvalidArgumentError")."""
-    name = getattr(error, "type_name", None) or f"{type(error).__module__}.{type(error).__qualname__}"
-    module, _, qualname = name.rpartition(".")
-    return qualname if module == "builtins" else f"{module.partition('.')[0]}.{qualname}"
+    return class_name(
+        getattr(error, "type_name", None) or f"{type(error).__module__}.{type(error).__qualname__}"
+    )
+
+
+def class_name(type_name: str) -> str:
+    """``error_name`` of an error's 'module.Class' (a record's ``actual.error.type``)."""
+    module, _, qualname = type_name.rpartition(".")
+    return qualname if module in ("builtins", "") else f"{module.partition('.')[0]}.{qualname}"

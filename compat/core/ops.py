@@ -55,6 +55,7 @@ __all__ = [  # what the rest of compat asks of the table (Op and the accuracy ta
     "float_result",
     "get",
     "names",
+    "operator_forms",
     "published_ulps",
     "select",
     "smooth",
@@ -128,6 +129,11 @@ def published_ulps(name: str, dtype: str) -> float | None:
     return {"float16": NARROW_ULPS, "bfloat16": NARROW_ULPS, "float32": bounds[0], "float64": bounds[1]}.get(
         dtype
     )
+
+
+def operator_forms(name: str) -> list[str]:
+    """The operator forms of table function ``name`` (+, +=, the reflected form of add), in table order."""
+    return [op.name for op in TABLE if op.computes == name]
 
 
 def names(*wanted: str) -> list[str]:

@@ -14,7 +14,6 @@ from compat.results import registry as registry_module
 LIST_CAP = 100  # divergences listed on one cell's list page
 PAGE_CAP = 1000  # divergence pages in all (new divergences first) ...
 PAGE_BUDGET = 2_500_000  # ... and at most this many bytes of them
-DEFAULT_REGISTRY = registry_module.DEFAULT  # as the plugin's
 
 
 class Context:
@@ -63,15 +62,17 @@ class Context:
         self.pages = {d.page for d, _ in self.paged}
 
     def registry_for(self, run_id: str) -> registry_module.Registry:
+        """The registries the run named (a file, or files and folders), where they all still exist;
+        else compat's own."""
         meta = (self.data.runs.get(run_id) or {}).get("meta") or {}
-        path = meta.get("registry") if isinstance(meta.get("registry"), str) else None
-        candidates = [p for p in (path, DEFAULT_REGISTRY) if p and Path(p).is_file()]
-        for candidate in candidates:
-            if str(candidate) not in self.registries:
-                try:
-                    self.registries[str(candidate)] = registry_module.load(candidate)
-                except registry_module.RegistryError:
-                    self.registries[str(candidate)] = None
-            if self.registries[str(candidate)] is not None:
-                return self.registries[str(candidate)]
-        return registry_module.Registry()
+        named = meta.get("registry")
+        paths = [named] if isinstance(named, str) else list(named or [])
+        if not paths or not all(Path(p).exists() for p in paths):
+            paths = [str(p) for p in registry_module.chosen([])]
+        key = "\n".join(paths)
+        if key not in self.registries:
+            try:
+                self.registries[key] = registry_module.load(*paths)
+            except registry_module.RegistryError:
+                self.registries[key] = registry_module.Registry()
+        return self.registries[key]

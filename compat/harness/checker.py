@@ -6,6 +6,7 @@ pytest hooks write as records."""
 from __future__ import annotations
 
 import inspect
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
@@ -394,10 +395,14 @@ def replay_examples(checker: Checker, wanted: Callable[[Case], bool]) -> None:
             if example.family != ledger.family or (case := replayable_case(example, checker)) is None:
                 continue
             if wanted(case):
-                before = ledger.matched[entry.id]
+                before = Counter(ledger.matched)
                 checker.replay(case, example.question())
-                status = "reproduced" if ledger.matched[entry.id] > before else "fixed"
+                gained = sorted(e for e, n in ledger.matched.items() if n > before[e])
+                # shadowed: what it shows is matched by another entry first (a registry to mend, not a fix)
+                status = "reproduced" if entry.id in gained else "shadowed" if gained else "fixed"
                 ledger.replays.append((entry.id, case, status))
+                if status == "shadowed":
+                    ledger.shadowing[entry.id] = gained
 
 
 def replayable_case(example: Example, checker: Checker) -> Case | None:

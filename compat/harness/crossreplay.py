@@ -17,6 +17,7 @@ import os
 import subprocess
 import sys
 from collections import defaultdict
+from collections.abc import Sequence
 from pathlib import Path
 
 from compat import adapters
@@ -59,14 +60,14 @@ def pending(run: records.Run) -> dict[tuple[str, str], list[registry.Example]]:
     return {key: list(examples.values()) for key, examples in found.items()}
 
 
-def replay(run_directory: Path, registry_path: Path | None) -> None:
+def replay(run_directory: Path, registries: Sequence[Path]) -> None:
     """Replay every pending example of the run in ``run_directory`` and write the records; again
     for what those replays showed (a wrapper's answer to its framework's example may be a divergence
     of its own, to replay on the framework's row), until nothing is pending (at most ``ROUNDS``)."""
     run = records.load(run_directory, validate=False).latest()
     if run is None:
         return
-    session = Session(adapters.load_adapter("numpy"), registry.load(registry_path))
+    session = Session(adapters.load_adapter("numpy"), registry.load(*registries))
     writer = None
     done: set[tuple[str, str, str]] = set()
     for _ in range(ROUNDS):
@@ -117,7 +118,7 @@ def replayed_on(
     ]
 
 
-def after_run(run_directory: Path, registry_path: Path | None, backends: list[dict]) -> tuple[list[str], int]:
+def after_run(run_directory: Path, registries: Sequence[Path], backends: list[dict]) -> tuple[list[str], int]:
     """The controller's step at the end of a run whose rows include a wrapper and its framework
     (``backends``: the run description's): the lines to print, and how many new divergences the
     replays found (a strict run fails on them, as on a spec's)."""
@@ -126,7 +127,7 @@ def after_run(run_directory: Path, registry_path: Path | None, backends: list[di
         return [], 0
     if not any(run_directory.glob("records-*.jsonl")):  # no spec ran (harness tests only, --collect-only)
         return [], 0
-    failed = settle(run_directory, registry_path)
+    failed = settle(run_directory, registries)
     path = run_directory / f"records-{CROSS_REPLAY}.jsonl"
     lines = [failed] if failed else []
     found = [records.parse(line)[0] for _, line in records.iter_lines(path)] if path.exists() else []
@@ -139,11 +140,11 @@ def after_run(run_directory: Path, registry_path: Path | None, backends: list[di
     return lines, len(new)
 
 
-def settle(run_directory: Path, registry_path: Path | None) -> str | None:
+def settle(run_directory: Path, registries: Sequence[Path]) -> str | None:
     """Run the replays in a child process; a line to say so if they did not finish (the table then
     says unconfirmed where it cannot say more)."""
     command = [sys.executable, "-m", __name__, str(run_directory)]
-    command += ["--registry", str(registry_path)] if registry_path else []
+    command += [f"--registry={path}" for path in registries]
     try:
         done = subprocess.run(command, capture_output=True, text=True, timeout=TIMEOUT)
     except subprocess.TimeoutExpired:
@@ -158,7 +159,7 @@ def settle(run_directory: Path, registry_path: Path | None) -> str | None:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("run_directory", type=Path)
-    parser.add_argument("--registry", type=Path, default=None)
+    parser.add_argument("--registry", type=Path, action="append", default=[])
     arguments = parser.parse_args(argv)
     replay(arguments.run_directory, arguments.registry)
 

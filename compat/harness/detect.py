@@ -139,7 +139,7 @@ def besides(faults: list[Fault]) -> list[str]:
 
 
 def run_family(
-    family: str, base: str, faults: list[Fault], seed: int, results: Path, registry: Path, extra: list[str]
+    family: str, base: str, faults: list[Fault], seed: int, results: Path, extra: list[str]
 ) -> dict[str, Seen]:
     """One pytest run of the family's specs under ``seed``: the control and every fault."""
     command = [
@@ -153,7 +153,7 @@ def run_family(
         *(f"--adapter={f.path}" for f in faults),
         *FAMILY_OPTIONS.get(family, EAGER_ONLY),
         "--compat-registry",
-        str(registry),
+        "none",
         "--hypothesis-profile",
         "detect",
         "--hypothesis-seed",
@@ -256,26 +256,25 @@ def main(
         file=sys.stderr,
     )
     start = time.perf_counter()
-    with tempfile.TemporaryDirectory(prefix="compat-detect-") as scratch:
-        registry = Path(scratch) / "empty-registry.toml"
-        registry.write_text("# detect: no divergence is known\n")
-        with ThreadPoolExecutor(max_workers=jobs) as pool:
-            futures = {
-                pool.submit(
-                    run_family,
-                    family,
-                    base,
-                    members,
-                    seed,
-                    Path(scratch) / f"{family}-{base}-{seed}",
-                    registry,
-                    extra or [],
-                ): (family, base, members)
-                for seed in all_seeds
-                for (family, base), members in groups.items()
-            }
-            for future, (family, base, members) in futures.items():
-                judge(rows, family, base, members, future.result())
+    with (
+        tempfile.TemporaryDirectory(prefix="compat-detect-") as scratch,
+        ThreadPoolExecutor(max_workers=jobs) as pool,
+    ):
+        futures = {
+            pool.submit(
+                run_family,
+                family,
+                base,
+                members,
+                seed,
+                Path(scratch) / f"{family}-{base}-{seed}",
+                extra or [],
+            ): (family, base, members)
+            for seed in all_seeds
+            for (family, base), members in groups.items()
+        }
+        for future, (family, base, members) in futures.items():
+            judge(rows, family, base, members, future.result())
     seconds = time.perf_counter() - start
     print(render(list(rows.values()), seeds, seconds))
     faulty = [r for r in rows.values() if r.fault is not None and not r.fault.control]

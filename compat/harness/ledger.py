@@ -17,6 +17,7 @@ import hypothesis
 from compat.adapters import Adapter
 from compat.adapters.base import UnsupportedOperation
 from compat.core.case import Case
+from compat.core.errortypes import error_name
 from compat.core.outcome import Outcome
 from compat.harness.found import Found, describe, divergence_type
 from compat.harness.reproducer import reproducer
@@ -52,6 +53,7 @@ class Ledger:
         self._example = None  # the Hypothesis example being run (its ConjectureData)
         self.matched: Counter[str] = Counter()  # registry entry -> divergences it matched
         self.replays: list[tuple[str, Case, str]] = []  # registry examples replayed: (entry, case, status)
+        self.shadowing: dict[str, list[str]] = {}  # entry -> the entries that matched its example first
         self.replaying = False  # a replay inside a Hypothesis example: a new divergence is kept, not raised
         # operation (or 'dtype <name>') -> the reason the backend's adapter declares, and the cases not checked
         self.unsupported: dict[str, str] = {}
@@ -103,7 +105,7 @@ class Ledger:
         if verdict is None or not verdict.mismatches:
             return
         case, reference, mismatches = verdict.case, verdict.reference, verdict.mismatches
-        fields = [self.divergence_fields(case, m, reference) for m in mismatches]
+        fields = [self.divergence_fields(case, m, reference, verdict.actual) for m in mismatches]
         keys = tuple(self.key(f) for f in fields)
         self.seen.update(keys)
         for key in keys:
@@ -139,8 +141,16 @@ class Ledger:
             fields["actual"],
         )
 
-    def divergence_fields(self, case: Case, mismatch: oracle.Mismatch, reference: Reference) -> dict:
-        """The fields the registry matches on."""
+    def divergence_fields(
+        self, case: Case, mismatch: oracle.Mismatch, reference: Reference, actual: Outcome | None = None
+    ) -> dict:
+        """The fields the registry matches on (a record's: records.Divergence.fields); ``raises``, the
+        class of the error of the backend's ``actual`` outcome (of the part the mismatch is about)."""
+        part = (
+            (actual.parts or [actual])[mismatch.part]
+            if actual is not None and mismatch.part is not None
+            else actual
+        )
         return {
             "family": self.family,
             "op": case.op,
@@ -150,6 +160,7 @@ class Ledger:
             "actual": mismatch.actual,
             "device": self.device or "",
             "reference": reference.id,
+            "raises": error_name(part.error) if part is not None and part.error is not None else "",
         }
 
     def results(self, escaped: list[Found]) -> list[tuple[Found, int]]:
@@ -159,7 +170,7 @@ class Ledger:
             for index, mismatch in enumerate(found.mismatches):
                 distinct.setdefault(
                     self.key(self.divergence_fields(found.case, mismatch, found.reference)), (found, index)
-                )
+                )  # (the key holds no raises: one signature, whatever class a release raises)
         return list(distinct.values())
 
     def records(self, escaped: list[Found], common: dict, tables: list[str]) -> list[records.Divergence]:

@@ -47,7 +47,6 @@ from compat.results.records import RecordWriter, ResultsError, check_writable
 
 pytest_plugins = ["compat.harness.xp"]
 
-DEFAULT_REGISTRY = registry.DEFAULT
 DEFAULT_RESULTS = "compat-results"
 MODE_EXAMPLES = (
     0.05  # default share of examples for execution-mode params (--mode-examples): each call compiles anew
@@ -184,9 +183,11 @@ def pytest_addoption(parser):
     )
     group.addoption(
         "--compat-registry",
-        default=None,
-        metavar="FILE",
-        help="known-divergence registry (default: compat's own, compat/results/known-divergences.toml)",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="a known-divergence registry, a TOML file or a folder of them, whose entries add to compat's own "
+        "(compat/results/known/; repeatable); 'none': not compat's own",
     )
     group.addoption(
         "--no-compat-patches",
@@ -207,10 +208,7 @@ class CompatSession:
         self.config = config
         self.policy = config.getoption("compat_mode")  # strict or report (not an execution mode)
         self.results = Path(config.getoption("compat_results"))
-        registry_path = config.getoption("compat_registry") or (
-            DEFAULT_REGISTRY if DEFAULT_REGISTRY.exists() else None
-        )
-        self.registry = registry.load(registry_path)
+        self.registry = registry.load(*registry.chosen(config.getoption("compat_registry")))
         self.adapters, self.missing, absent = select(
             config.getoption("backends"), config.getoption("adapter")
         )
@@ -284,7 +282,7 @@ class CompatSession:
                 if self.devices.get(a.id) and a.plugin is not None
             },
             "reference": backend_info(self.reference).to_json(),
-            "registry": str(self.registry.path) if self.registry.path else None,
+            "registry": [str(path) for path in self.registry.paths],
             "python": platform.python_version(),
             "platform": platform.platform(),
             "hypothesis": {
@@ -426,7 +424,7 @@ def pytest_sessionfinish(session):
     if compat.run_directory.exists():
         (compat.run_directory / "run.json").write_text(json.dumps(compat.description, indent=2))
         compat.closing, new = crossreplay.after_run(
-            compat.run_directory, compat.registry.path, compat.description["backends"]
+            compat.run_directory, compat.registry.paths, compat.description["backends"]
         )
         if new and compat.policy == "strict":
             session.exitstatus = pytest.ExitCode.TESTS_FAILED

@@ -145,7 +145,7 @@ def judged_again(record: Divergence, lost: bool, registry: Registry, found: Rema
         found.contract += 1
         record = replace(record, status="contract", contract=within, known=None)
     elif record.status != "standard":
-        entry = registry.match(record.backend, fields_of(record))
+        entry = registry.match(record.backend, record.fields)
         record = replace(record, status="known" if entry else "new", known=entry.id if entry else None)
     found.statuses[(before, record.status)] += 1
     return record
@@ -190,18 +190,6 @@ def numpy() -> NumPy:
     """NumPy as the semantic reference: its outcomes, its math functions in wider precision."""
     adapter = load_adapter("numpy")
     return NumPy(adapter, Runner(Session(adapter, Registry())))
-
-
-def fields_of(record: Divergence) -> dict:
-    """The fields the registry matches a record on (compat.harness.ledger.divergence_fields)."""
-    return {
-        "family": record.family,
-        "op": record.op,
-        "kind": record.kind,
-        **record.signature,
-        "device": record.device or "",
-        "reference": record.reference,
-    }
 
 
 def unsupported_checks(run: Run, where: str, what: str, cases: int) -> Checks:

@@ -175,8 +175,12 @@ def pytest_pyfunc_call(pyfuncitem):
     divergences = checker.ledger.records(found, common, tables)
     for record in divergences:
         compat.write(record)
+    shadowing = checker.ledger.shadowing
     for entry, case, status in checker.ledger.replays:
-        compat.write(records.Replay(**common, op=case.op, known=entry, status=status, example=case.example()))
+        by = shadowing.get(entry, []) if status == "shadowed" else []
+        compat.write(
+            records.Replay(**common, op=case.op, known=entry, status=status, example=case.example(), by=by)
+        )
     for table, row, value in checker.ledger.observations:
         compat.write(records.Observation(**common, table=table, row=row, value=value))
     counters = checker.backend.plugin.kernel_counters() if checker.device is not None else None
@@ -197,6 +201,14 @@ def pytest_pyfunc_call(pyfuncitem):
     new = [r for r in divergences if r.status == "new"]
     if new and compat.policy == "strict":
         pytest.fail(report.new_divergences_message(new), pytrace=False)
+    if shadowing and compat.policy == "strict":  # the registry's order hides an entry: mend the registry
+        pytest.fail(
+            "\n".join(
+                f"registry: the example of {entry} is matched by {', '.join(by)} first: narrow one of them"
+                for entry, by in sorted(shadowing.items())
+            ),
+            pytrace=False,
+        )
     known = sorted({r.known for r in divergences if r.known})
     standard = sum(r.status == "standard" for r in divergences)
     reasons = ["known divergences: " + ", ".join(known)] if known else []

@@ -138,7 +138,8 @@ def fixed(replays: Iterable[tuple[Fixed, str]]) -> list[Fixed]:
     device: ``replays`` holds (the entry where it was replayed, status) pairs."""
     reproduced: dict[Fixed, bool] = {}
     for key, status in replays:
-        reproduced[key] = reproduced.get(key, False) or status == "reproduced"
+        # shadowed: it still diverges (another entry matched it first: the registry's to mend, no fix)
+        reproduced[key] = reproduced.get(key, False) or status in ("reproduced", "shadowed")
     return sorted(
         (key for key, yes in reproduced.items() if not yes), key=lambda f: (f.id, f.backend, f.device or "")
     )

@@ -32,6 +32,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any, ClassVar, NamedTuple
 
+from compat.core import errortypes
 from compat.core.row import EAGER, Row
 
 # 5 added status "contract" and contract, checks' unsupported dtypes and unsupported_cases; 4 added status
@@ -171,6 +172,20 @@ class Divergence(Record):
         )
 
     @property
+    def fields(self) -> dict:
+        """What the registry matches it on (compat.harness.ledger.Ledger.divergence_fields)."""
+        error = (self.actual or {}).get("error") or {}
+        return {
+            "family": self.family,
+            "op": self.op,
+            "kind": self.kind,
+            **self.signature,
+            "device": self.device or "",
+            "reference": self.reference,
+            "raises": errortypes.class_name(error["type"]) if error.get("type") else "",
+        }
+
+    @property
     def against_device(self) -> bool:
         """A divergence of a device from its reference device, or of an execution mode from
         eager: from the same backend, not from NumPy."""
@@ -210,8 +225,9 @@ class Replay(Record):
 
     op: str
     known: str  # the registry entry
-    status: str  # reproduced | fixed (on this backend version)
+    status: str  # reproduced | fixed (on this backend version) | shadowed (another entry matched it first)
     example: dict  # call, inputs, as in Divergence.example
+    by: list[str] = field(default_factory=list)  # shadowed: the entries that matched its example first
 
 
 TYPES = {cls.TYPE: cls for cls in (Divergence, Checks, Observation, Coverage, Replay)}

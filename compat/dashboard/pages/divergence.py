@@ -86,6 +86,6 @@ def divergence_page(dash: Context, d: StoredDivergence, record: dict) -> None:
     else:
         parts.append(
             "<p>No registry entry matches. If the difference is intended, document it in the registry "
-            "(<code>compat/results/known-divergences.toml</code>) with a reason and a source.</p>"
+            "(<code>compat/results/known/</code>) with a reason and a source.</p>"
         )
     dash.site.page(d.page, title, "\n".join(parts), here=VIEW_PAGES[cell_row.view], script=COPY_SCRIPT)

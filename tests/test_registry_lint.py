@@ -1,0 +1,73 @@
+"""The registry's own checks (``python -m compat known lint``, compat.harness.lint): compat's
+registry passes them, and each catches what it is for when it is planted."""
+
+from __future__ import annotations
+
+from compat.harness import lint
+from compat.results import registry
+from tests.helpers import output, run
+from tests.test_registry import entry, write
+
+EXAMPLE = """
+[[known.examples]]
+family = "promotion"
+call = "add(x0, x1)"
+[known.examples.inputs]
+x0 = "np.array([1], dtype=np.int8)"
+x1 = "np.array([1], dtype=np.uint8)"
+"""
+
+
+def problems(tmp_path, *entries: str) -> list[str]:
+    path = write(tmp_path, "".join(entries))
+    return [str(p).removeprefix(f"{path}: ") for p in lint.lint(registry.load(path))]
+
+
+def narrow(id: str = "narrow", **extra: str) -> str:
+    return (
+        entry(id, backend="numpy", family='"promotion"', op='"add"', inputs='"int8,uint8"', **extra) + EXAMPLE
+    )
+
+
+def test_compat_registry_passes_its_own_checks():
+    found = lint.lint(registry.load(registry.DEFAULT))
+    assert not found, "\n".join(map(str, found))
+
+
+def test_a_planted_broad_entry_that_shadows_an_example_is_caught(tmp_path):
+    broad = entry("broad", backend="numpy", broad='"every operation"', unreplayable='"planted"')
+    assert problems(tmp_path, narrow(), broad) == []  # the narrow one first, whatever the files' order
+    one_level = entry("also-add", backend="numpy", family='"promotion"', op='"add"', unreplayable='"planted"')
+    assert problems(tmp_path, narrow(), one_level) == [
+        "narrow: example 1 (add(x0, x1)): also matched on numpy by also-add: narrow one of them"
+    ]
+    on_device = entry("on-device", backend="numpy", family='"promotion"', op='"add"', device='"*"')
+    found = problems(tmp_path, narrow(), on_device + 'unreplayable = "planted"\n')
+    assert found == ["narrow: example 1 (add(x0, x1)): shadowed on numpy: on-device matches it first"], found
+
+
+def test_an_entry_needs_an_example_or_says_why_not(tmp_path):
+    assert problems(tmp_path, entry("bare", backend="numpy", family='"promotion"', op='"add"')) == [
+        "bare: no example, and no 'unreplayable' to say why it cannot have one"
+    ]
+
+
+def test_an_example_must_be_one_of_its_entrys(tmp_path):
+    other = entry("other-op", backend="numpy", family='"promotion"', op='"multiply"') + EXAMPLE
+    assert problems(tmp_path, other) == [
+        "other-op: example 1 (add(x0, x1)): not an example of its entry: its op the entry does not name"
+    ]
+
+
+def test_a_long_file_is_to_be_split(tmp_path):
+    padded = narrow() + "# padding\n" * lint.FILE_LINES
+    found = problems(tmp_path, padded)
+    assert len(found) == 1 and "lines, more than 1500" in found[0], found
+
+
+def test_lint_of_a_users_registry_from_the_command_line(tmp_path):
+    path = write(tmp_path, narrow() + entry("also-add", backend="numpy", family='"promotion"', op='"add"'))
+    process = run(["-m", "compat", "known", "lint", "--registry", str(path)], tmp_path)
+    assert process.returncode == 1, output(process)
+    assert "also-add: no example, and no 'unreplayable'" in process.stdout, output(process)
+    assert process.stdout.strip().endswith("2 problem(s)"), output(process)
