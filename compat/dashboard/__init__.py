@@ -54,6 +54,7 @@ from compat.dashboard.data import VIEWS, Data
 from compat.dashboard.html import Site, Written
 from compat.dashboard.pages import (
     accuracy,
+    causes,
     coverage,
     devices,
     divergence,
@@ -86,6 +87,7 @@ def draw(dash: Context) -> None:
                     matrix.list_page(dash, row, family, cell)
     coverage.coverage(dash)
     divergence.divergence_pages(dash)
+    causes.causes(dash)
     promotion.promotion(dash)
     special_cases.special_cases(dash)
     interchange.interchange(dash)
@@ -109,7 +111,7 @@ def render(store: Path | str, out: Path | str) -> Written:
         try:
             out.mkdir(parents=True, exist_ok=True)
             # pages of an earlier dashboard in the same place would linger unlinked
-            for stale in [*out.glob("family-*.html"), *out.glob("l/*.html"), *out.glob("d/*.html")]:
+            for stale in [*out.glob("family-*.html"), *(p for d in "ldc" for p in out.glob(f"{d}/*.html"))]:
                 stale.unlink()
             site = Site(out)
             draw(Context(data, site))

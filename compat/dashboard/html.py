@@ -35,6 +35,7 @@ class Written:
 
 NAV = (
     ("index.html", "Matrix"),
+    ("causes.html", "Causes"),
     ("coverage.html", "Coverage"),
     ("special-cases.html", "Special cases"),
     ("interchange.html", "Interchange"),
@@ -48,8 +49,8 @@ NAV = (
     ("history.html", "History"),
 )
 
-COPY_SCRIPT = (
-    "<script>function copyRepro(b){var t=document.getElementById('repro').textContent,"
+COPY_SCRIPT = (  # copyRepro(button[, id of the pre]): a page may hold several reproducers
+    "<script>function copyRepro(b,i){var t=document.getElementById(i||'repro').textContent,"
     "d=function(){b.textContent='Copied'};if(navigator.clipboard)navigator.clipboard.writeText(t).then(d);"
     "else{var a=document.createElement('textarea');a.value=t;document.body.appendChild(a);a.select();"
     "document.execCommand('copy');a.remove();d()}}</script>"
