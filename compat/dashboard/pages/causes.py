@@ -9,8 +9,8 @@ from compat.dashboard.causes import CausePage, Line, cause_path
 from compat.dashboard.charts.bars import Bar, bar_chart
 from compat.dashboard.context import Context
 from compat.dashboard.data import VIEWS, MatrixRow, StoredDivergence
-from compat.dashboard.html import COPY_SCRIPT, e, facts_table, slug, t, table
-from compat.dashboard.pages.common import VIEW_PAGES, inputs_html, short_run
+from compat.dashboard.html import e, facts_table, slug, t, table
+from compat.dashboard.pages.common import inputs_html, short_run
 
 PAGE = "causes.html"
 BARS_SHOWN = 12  # causes drawn per row; the table under the charts lists every one
@@ -74,7 +74,7 @@ def overview(dash: Context) -> None:
             parts.append(
                 f'<div id="{row_anchor(row)}">'
                 + bar_chart(
-                    f"{row.label()}: {total} divergences in {len(groups)} causes",
+                    f"{row.label()}: {total} divergences in {len(groups)} cause{'s' * (len(groups) != 1)}",
                     bars,
                     "distinct divergences (count)",
                     summary,
@@ -132,8 +132,7 @@ def cause_page(dash: Context, page: CausePage, bodies: dict[int, dict]) -> None:
             ["row", "divergences"],
             [
                 [
-                    f'<td id="{row_anchor(row)}">{e(row.label())} <small><a href="../{VIEW_PAGES[row.view]}">'
-                    f"{e(VIEW_NAMES[row.view])}</a></small></td>",
+                    f'<td id="{row_anchor(row)}">{e(row.label())} <small>{e(VIEW_NAMES[row.view])}</small></td>',
                     f"<td class=num>{sum(len(line.divergences) for line in page.rows[key])}</td>",
                 ]
                 for key, row in rows.items()
@@ -181,8 +180,7 @@ def cause_page(dash: Context, page: CausePage, bodies: dict[int, dict]) -> None:
             f"<button type=button onclick=\"copyRepro(this,'{ident}')\">Copy</button></h3>"
             f'<pre id="{ident}">{t(reproducer)}</pre>'
         )
-    script = COPY_SCRIPT if smallest else ""
-    dash.site.page(page.path, page.name, "\n".join(parts), here=PAGE, script=script)
+    dash.site.page(page.path, page.name, "\n".join(parts), here=PAGE, copies=bool(smallest))
 
 
 def firsts(dash: Context, line: Line) -> dict[str, StoredDivergence]:

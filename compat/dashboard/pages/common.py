@@ -180,19 +180,28 @@ def inputs_html(dash: Context, line: Line, prefix: str, cap: int | None = None) 
 
 
 def cell_line(dash: Context, line: Line, prefix: str) -> list[str]:
-    """A line of a cell's list: status, kind, operation (to its line on the cause's page), inputs,
-    what differs, examples, the cause."""
+    """A line of a cell's list (CELL_HEADERS): kind, operation (to its line on the cause's page),
+    inputs, what differs, examples, the cause: its registry entry, or its status, in its colour."""
     page = dash.causes.page(line.divergences[0])
-    named = e(line.known) if line.known else "new cause" if line.status == "new" else e(line.status)
+    named = e(line.known) if line.known else "new: no entry" if line.status == "new" else e(line.status)
     return [
-        f"<td class={line.status}>{e(line.status)}</td>",
         e(line.kind),
         f'<a href="{prefix}{page}#{line.anchor}">{e(line.op)}</a>',
         inputs_html(dash, line, prefix, INPUTS_SHOWN),
         f"{e(line.expected)} &rarr; {e(line.actual)}",
         f"<td class=num>{line.count}</td>",
-        named,
+        f"<td class={line.status}>{named}</td>",
     ]
+
+
+CELL_HEADERS = [
+    "kind",
+    "op",
+    "inputs",
+    "NumPy &rarr; backend (signature)",
+    "examples",
+    "cause: registry entry",
+]
 
 
 LIST_HEADERS = [

@@ -8,8 +8,8 @@ from compat.dashboard.data import Cell, MatrixRow
 from compat.dashboard.html import LEGEND, e, table
 from compat.dashboard.pages import coverage
 from compat.dashboard.pages.common import (
+    CELL_HEADERS,
     INPUTS_SHOWN,
-    LIST_HEADERS,
     VIEW_PAGES,
     cell_html,
     cell_line,
@@ -124,9 +124,8 @@ def list_page(dash: Context, row: MatrixRow, family: str, cell: Cell) -> None:
     parts = [
         f"<h1>{e(row.label())} · {e(family)}</h1>",
         f"<p>{new} new and {known} known distinct divergence(s) in {run_line(dash.data, cell.run_id)}; "
-        f"{sum(cell.cases.values())} case(s) checked.</p><p class=muted>A line: an operation's divergences of "
-        f"one cause, by inputs (the first {INPUTS_SHOWN}). An op leads to the cause's page; inputs in bold to "
-        "their own.</p>",
+        f"{sum(cell.cases.values())} case(s) checked.</p><p class=muted>A line per operation and cause, its "
+        f"inputs' first {INPUTS_SHOWN}; an op leads to its cause's page, inputs in bold to their own.</p>",
     ]
     if ordered:
         rows, seen = [], set()
@@ -134,9 +133,9 @@ def list_page(dash: Context, row: MatrixRow, family: str, cell: Cell) -> None:
             cells = cell_line(dash, line, "../")
             if line.op not in seen:
                 seen.add(line.op)
-                cells[0] = cells[0].replace("<td ", f'<td id="{op_anchor(line.op)}" ', 1)  # its status cell
+                cells[0] = f'<td id="{op_anchor(line.op)}">{cells[0]}</td>'
             rows.append(cells)
-        parts.append(table(LIST_HEADERS, rows))
+        parts.append(table(CELL_HEADERS, rows))
         if dash.page_cap_hit and any(not d.known and d.page not in dash.pages for d in cell.divergences):
             parts.append(
                 f"<p class=muted>Some divergences of no registry entry have no page of their own (their inputs are "
