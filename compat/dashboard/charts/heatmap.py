@@ -9,9 +9,9 @@ from dataclasses import dataclass
 
 from compat.dashboard.charts.svg import CHAR, Frame, figure, n, text
 
-CELL_W, CELL_H, PITCH = 12, 10, 12  # px of a cell, and from one item to the next
+CELL_W, CELL_H, PITCH = 11, 10, 12  # px across a column, of a cell, and from one item to the next
 MAX_WIDTH = 1340  # px: blocks wrap onto another line beyond it
-LABEL_SLANT = 55  # degrees of the columns' labels
+LABEL_CHAR = 5.8  # px per character of a column's label (10px, written upwards)
 
 
 @dataclass
@@ -39,11 +39,9 @@ def heatmap(
     """``state_of(item, column index)`` is the index of the item's state in ``states``."""
     longest_item = max((len(i) for b in blocks for _, items in b.groups for i in items), default=4)
     names = max(longest_item * CHAR + 8, 60)
-    label = max((len(c) for c in columns), default=4) * CHAR
-    header = label * 0.82 + 30  # the slanted labels' height, and the block's title above them
-    block_width = names + len(columns) * CELL_W + 40
-    overhang = label * 0.57  # the last column's label reaches right of its block
-    per_line = max(1, int((MAX_WIDTH - overhang) // block_width))
+    header = max((len(c) for c in columns), default=4) * LABEL_CHAR + 30  # the labels, the block's title
+    block_width = names + len(columns) * CELL_W + 24
+    per_line = max(1, int(MAX_WIDTH // block_width))
     lines = [blocks[i : i + per_line] for i in range(0, len(blocks), per_line)]
 
     def height_of(block: Block) -> float:
@@ -53,7 +51,7 @@ def heatmap(
     top = legend_y + 10 + header
     line_heights = [max(height_of(b) for b in line_) for line_ in lines]
     frame = Frame(
-        (per_line if len(lines) > 1 else len(blocks)) * block_width + overhang,
+        (per_line if len(lines) > 1 else len(blocks)) * block_width,
         top + sum(line_heights) + (len(lines) - 1) * header + 10,
         left=8,
     )
@@ -106,7 +104,7 @@ def _block(
     parts = [text(x, y - header + 14, block.title, "bt")]
     for j, column in enumerate(columns):
         cx = grid + j * CELL_W + CELL_W / 2
-        parts.append(text(cx + 3, y - 4, column, "tk", rotate=-LABEL_SLANT))
+        parts.append(text(cx + 3.5, y - 4, column, "cl", rotate=-90))
     corners: dict[int, list[tuple[float, float]]] = {i: [] for i in range(len(states))}
     row_y = y + 4
     for section, items in block.groups:

@@ -70,15 +70,25 @@ def line_chart(
         last = max((i for i, v in enumerate(s.values) if v is not None), default=None)
         if last is not None:
             ends.append([y(s.values[last] or 0) + 4, x_of[last] + 8, f"{s.name} {s.values[last]}"])
-    for earlier, later in zip(sorted(ends), sorted(ends)[1:]):  # names at one height move apart
-        if abs(later[1] - earlier[1]) < 1 and later[0] - earlier[0] < 12:
-            later[0] = earlier[0] + 12
-    parts.extend(text(x, at, name, "sl") for at, x, name in ends)
-    summary = "; ".join(
-        f"{s.name}: " + ", ".join(f"{c} {v}" for c, v in zip(categories, s.values) if v is not None)
-        for s in series
+    parts.extend(text(x, at, name, "sl") for at, x, name in apart(ends, frame.y1 + 10, frame.y0 - 2))
+    summary = f"{x_label}: {' | '.join(categories)}. " + "; ".join(  # what a screen reader says
+        f"{s.name}: " + ", ".join("none" if v is None else str(v) for v in s.values) for s in series
     )
     return figure(frame, title, "".join(parts), summary)
+
+
+def apart(ends: list[list], top: float, bottom: float, gap: float = 12) -> list[list]:
+    """Names at the ends of lines, [y, x, text], moved apart where they would overlap (at one x),
+    kept between ``top`` and ``bottom`` (clear of the x axis's labels)."""
+    for x in {end[1] for end in ends}:
+        column = sorted((end for end in ends if end[1] == x), key=lambda end: end[0])
+        for i, end in enumerate(column):
+            end[0] = max(end[0], top, column[i - 1][0] + gap if i else top)
+        overflow = column[-1][0] - bottom if column else 0
+        for i, end in enumerate(reversed(column)):  # pushed past the bottom: move them up, all together
+            if overflow > 0:
+                end[0] = min(end[0], bottom - i * gap)
+    return ends
 
 
 def _categories(

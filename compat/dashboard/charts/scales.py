@@ -81,13 +81,13 @@ class SymLog:
         return self.inner(self.transform(value))
 
     def ticks(self, count: int = 7) -> list[float]:
-        """0 and powers of ten either side (0, ±1, ±10, ...), thinned to about ``count``."""
+        """0 and powers of ten either side (0, ±1, ±10, ...), about ``count`` of them: every k-th
+        power, from 10^k (1 would crowd 0 on an axis of many decades)."""
         top = max(abs(self.low), abs(self.high))
         last = math.floor(math.log10(top)) if top >= 1 else 0
-        every = 1
-        while 2 * (last // every + 1) + 1 > count and every < last + 1:
-            every += 1
-        powers = [10.0**k for k in range(0, last + 1, every)]
+        sides = (self.low < 0) + (self.high > 0)
+        every = max(1, math.ceil((last + 1) * sides / max(count - 1, 1)))
+        powers = [10.0**k for k in range(every if last >= 3 else 0, last + 1, every)]
         found = [0.0] if self.low <= 0 <= self.high else []
         found += [p for p in powers if self.low <= p <= self.high]
         found += [-p for p in powers if self.low <= -p <= self.high]

@@ -13,7 +13,9 @@ from compat.dashboard.charts.svg import CHAR, SHAPES, Frame, figure, line, marke
 from compat.dashboard.html import e
 
 PANEL_W, PANEL_H = 300, 230
-INFINITE_BAND = 16  # px above the plot for marks that are not finite
+INFINITE_BAND = 24  # px above the plot for marks that are not finite
+RULE_ROOM = 56  # px right of the plot, where the rules are named
+BELOW_CHARS = 46  # of a line of text under a panel
 
 
 @dataclass
@@ -49,11 +51,14 @@ def panels(
 ) -> str:
     """The panels in a row, a legend of the series (number, shape, name) under them."""
     legend_lines = _legend_layout(legend, len(drawn) * PANEL_W)
-    frame = Frame(len(drawn) * PANEL_W + 20, 30 + PANEL_H + 24 + len(legend_lines) * 16 + 8, left=10, top=30)
+    below = max((len(_wrapped(p.below)) for p in drawn), default=0) * 13
+    frame = Frame(
+        len(drawn) * PANEL_W + 20, 30 + PANEL_H + below + 16 + len(legend_lines) * 16 + 8, left=10, top=30
+    )
     parts = []
     for i, panel in enumerate(drawn):
         parts.append(_panel(panel, 10 + i * PANEL_W, 30, x_label, y_label))
-    y = 30 + PANEL_H + 36
+    y = 30 + PANEL_H + below + 22
     for entries in legend_lines:
         x = 14.0
         for index, name in entries:
@@ -63,6 +68,17 @@ def panels(
             x += 26 + len(label) * CHAR
         y += 16
     return figure(frame, title, "".join(parts), summary)
+
+
+def _wrapped(said: str) -> list[str]:
+    """Text under a panel in lines that fit it, broken after commas and semicolons."""
+    lines: list[str] = []
+    for word in said.replace(", ", ",\0").replace("; ", ";\0").split("\0") if said else []:
+        if lines and len(lines[-1]) + 1 + len(word) <= BELOW_CHARS:
+            lines[-1] += " " + word
+        else:
+            lines.append(word)
+    return lines
 
 
 def _legend_layout(legend: list[str], width: float) -> list[list[tuple[int, str]]]:
@@ -79,7 +95,7 @@ def _legend_layout(legend: list[str], width: float) -> list[list[tuple[int, str]
 
 
 def _panel(panel: Panel, left: float, top: float, x_label: str, y_label: str) -> str:
-    frame = Frame(PANEL_W, PANEL_H, left=46, right=14, top=24 + INFINITE_BAND, bottom=40)
+    frame = Frame(PANEL_W, PANEL_H, left=46, right=RULE_ROOM, top=24 + INFINITE_BAND, bottom=40)
     finite = [m for m in panel.marks if math.isfinite(m.y)]
     xs = [m.x for m in panel.marks if math.isfinite(m.x)] or [-1.0, 1.0]
     low_x, high_x = min(xs), max(xs)
@@ -101,10 +117,11 @@ def _panel(panel: Panel, left: float, top: float, x_label: str, y_label: str) ->
     for rule in panel.rules:
         at = y(rule.y)
         parts.append(line(frame.x0, at, frame.x1, at, rule.cls))
-        parts.append(text(frame.x1 - 2, at - 3, rule.label, "rt", "end"))
-    band = frame.y1 - INFINITE_BAND / 2
-    if any(not math.isfinite(m.y) for m in panel.marks):
+        parts.append(text(frame.x1 + 3, at + 3, rule.label, "rt"))  # in the margin: marks stay clear
+    band = frame.y1 - INFINITE_BAND + 6
+    if any(not math.isfinite(m.y) for m in panel.marks):  # a band of its own, ruled off the plot
         parts.append(text(frame.x0 - 5, band + 4, "∞", "tk", "end"))
+        parts.append(line(frame.x0, frame.y1 - 8, frame.x1, frame.y1 - 8, "gr"))
     stacked: dict[tuple[float, float], list[Mark]] = {}
     for m in panel.marks:
         at = (
@@ -115,8 +132,12 @@ def _panel(panel: Panel, left: float, top: float, x_label: str, y_label: str) ->
     for (px, py), marks in stacked.items():
         first = marks[0]
         tip = "; ".join(m.note for m in marks if m.note)
-        parts.append(f"<g><title>{e(tip)}</title>" + marker(SHAPES[first.series % len(SHAPES)], px, py, 4))
-        parts.append(text(px + 6, py - 5, ",".join(str(m.series + 1) for m in marks), "ml") + "</g>")
-    if panel.below:
-        parts.append(text(frame.x0, frame.height + 12, panel.below, "tk"))
+        parts.append(  # a mark: the shape of its first series, the numbers of all that sit there
+            f'<g class=mark transform="translate({n(px)} {n(py)})"><title>{e(tip)}</title>'
+            + marker(SHAPES[first.series % len(SHAPES)], 0, 0, 4)
+            + text(6, -5, ",".join(str(m.series + 1) for m in marks), "ml")
+            + "</g>"
+        )
+    for k, said in enumerate(_wrapped(panel.below)):
+        parts.append(text(frame.x0 - 30, frame.height + 10 + 13 * k, said, "tk"))
     return f'<g transform="translate({n(left)} {n(top)})">' + "".join(parts) + "</g>"

@@ -94,13 +94,19 @@ class Frame:
         return self.top
 
 
+TITLE_CHAR = 7.8  # px per character of a chart's title
+
+
 def figure(frame: Frame, title: str, body: str, summary: str, cls: str = "chart") -> str:
-    """An inline SVG chart: its title shown and named for assistive technology, ``summary``
-    (what it shows, in words) as its description."""
+    """An inline SVG chart: its title shown (shortened, marked …, where it would not fit) and named
+    whole for assistive technology and as a tooltip, ``summary`` (what it shows, in words) as its
+    description."""
+    room = int((frame.width - 16) / TITLE_CHAR)
+    shown = title if len(title) <= room else title[: room - 1] + "…"
     return (
         f'<figure class="{cls}"><svg role="img" viewBox="0 0 {n(frame.width)} {n(frame.height)}" '
         f'width="{n(frame.width)}" height="{n(frame.height)}"><title>{e(title)}</title><desc>{e(summary)}</desc>'
-        + text(8, 17, title, "ct")
+        + text(8, 17, shown, "ct")
         + body
         + "</svg></figure>"
     )

@@ -36,7 +36,12 @@ def accuracy(dash: Context) -> None:
         f"it is a divergence, whose worst input is checked on its own. Subnormal results flushed to zero "
         f"are not counted here (the specs judge flush-to-zero as such). "
         f"Hover a number for the input that reached it. A column per backend row (latest run that recorded "
-        f"each cell; a column per version for a backend recorded at several).</p>",
+        f"each cell; a column per version for a backend recorded at several).</p>"
+        f"<p>Above each function's table, its chart: a panel per dtype with each row's worst error (ULPs, log "
+        f"scale) at the input that reached it, numbered as the rows in the legend under the panels; the "
+        f"dashed line is the published accuracy, the dotted one half an ULP (below it: correctly rounded), "
+        f"a mark above the plot (∞) an error that is not finite. Rows exact on every input, or whose call "
+        f"raised, are named under the panel.</p>",
     ]
     legend = (
         f"<p class=legend><span class=clean>0 to {HALF} ULP: correctly rounded</span>"
@@ -86,7 +91,7 @@ def chart(op: str, dtypes_: list[str], columns: list[Column], cells: dict) -> st
         bound = bound_of(op, dtype)
         panel = Panel(
             f"{dtype or 'result'}: published {bound:g} ULP",
-            rules=[Rule(bound, f"published {bound:g} ULP"), Rule(HALF, "correctly rounded", "rc")],
+            rules=[Rule(bound, "published"), Rule(HALF, "½ ULP", "rc")],
         )
         exact, other = [], []
         for index, column in enumerate(columns):

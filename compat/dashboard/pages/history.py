@@ -90,7 +90,7 @@ def run_charts(dash: Context) -> str:
     charts = []
     for group, row in rows.items():
         points = series.get(group, [])[-CHART_RUNS:]
-        if not points:
+        if len(points) < 2:  # a line needs two runs
             continue
         labels, last = [], None
         for p in points:
@@ -109,12 +109,15 @@ def run_charts(dash: Context) -> str:
                     Series("fixed", [p.fixed for p in points], 2),
                 ],
                 "run (start, UTC; backend version where it changes)",
-                "distinct divergences",
+                "distinct divergences (count)",
                 width=440,
             )
         )
     if not charts:
-        return "<p class=muted>No run in the store has divergence or checks records.</p>"
+        return (
+            "<h2>Per row, run by run</h2><p class=muted>No row was covered by more than one run in the store: "
+            "its chart of divergences run by run needs two (merge the records of another run).</p>"
+        )
     return (
         "<h2>Per row, run by run</h2><p class=muted>New (solid line, circles), known (dashed, squares) and "
         "fixed since the row's run before (dotted, triangles: the divergences of that run this one no longer "
