@@ -31,13 +31,15 @@ class Linear:
         return self.start + (value - self.low) / (self.high - self.low) * (self.end - self.start)
 
     def ticks(self, count: int = 5, integers: bool = False) -> list[float]:
-        """Round values in [low, high], about ``count`` of them (1, 2 or 5 times a power of ten apart)."""
+        """Round values in [low, high] (1, 2 or 5 times a power of ten apart), as near ``count`` of
+        them as such a step gives."""
         raw = (self.high - self.low) / max(count, 1)
         power = 10 ** math.floor(math.log10(raw))
-        step = next(m * power for m in (1, 2, 5, 10) if m * power >= raw)
+        steps = [m * power for m in (0.5, 1, 2, 5, 10, 20)]
         if integers:
-            step = max(1, round(step))
-        first = math.ceil(self.low / step) * step
+            steps = [max(1, round(s)) for s in steps]
+        step = min(steps, key=lambda s: (abs(math.floor((self.high - self.low) / s + 1e-9) + 1 - count), -s))
+        first = math.ceil(self.low / step - 1e-9) * step
         found = []
         value = first
         while value <= self.high + step * 1e-9:
@@ -82,12 +84,14 @@ class SymLog:
 
     def ticks(self, count: int = 7) -> list[float]:
         """0 and powers of ten either side (0, ±1, ±10, ...), about ``count`` of them: every k-th
-        power, from 10^k (1 would crowd 0 on an axis of many decades)."""
+        power down from the largest, not 1 on an axis of many decades (it would crowd 0)."""
         top = max(abs(self.low), abs(self.high))
         last = math.floor(math.log10(top)) if top >= 1 else 0
         sides = (self.low < 0) + (self.high > 0)
-        every = max(1, math.ceil((last + 1) * sides / max(count - 1, 1)))
-        powers = [10.0**k for k in range(every if last >= 3 else 0, last + 1, every)]
+        per_side = max(1, (count - 1) // max(sides, 1))
+        lowest = 1 if last >= 3 else 0
+        every = max(1, math.ceil((last - lowest + 1) / per_side))
+        powers = [10.0**k for k in range(last, lowest - 1, -every)]
         found = [0.0] if self.low <= 0 <= self.high else []
         found += [p for p in powers if self.low <= p <= self.high]
         found += [-p for p in powers if self.low <= -p <= self.high]
