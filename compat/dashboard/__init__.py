@@ -26,8 +26,8 @@
     modes.html        each execution mode (jax.jit, tf.function, torch.compile, ...) against the same
                       backend run eagerly; the divergences from eager of each mode row
     history.html      divergences per run and per backend version; new and fixed since the previous run
-    l/*.html          the divergence list of one matrix cell, by operation (one line per operation and
-                      cause); the drill-down's cells lead to their operation's place on it
+    l/*.html          the divergence list of one matrix cell that has some, by operation (one line per
+                      operation and cause); the drill-down's cells lead to their operation's place on it
     d/*.html          one divergence of no registry entry: minimal example, expected vs actual,
                       reproducer (a known one is shown on its cause's page)
     c/*.html          one cause: its registry entry (or the new cause), its rows, a line per operation of
@@ -89,7 +89,7 @@ def draw(dash: Context) -> None:
         for row in rows:
             for family in data.families_of(rows):
                 cell = data.cells.get((row.key, family))
-                if cell is not None:
+                if cell is not None and cell.divergences:  # the matrix's cell says all of one without
                     matrix.list_page(dash, row, family, cell)
     coverage.coverage(dash)
     divergence.divergence_pages(dash)

@@ -40,8 +40,8 @@ def cell_html(
     titled: bool = True,
 ) -> str:
     """A matrix cell: counts of new and known divergences, coloured, and of the operations
-    the backend declares unsupported; ``spark``, its sparkline (SVG). An operation's cell leads to
-    its divergences where it has some (its list page would say nothing the cell does not)."""
+    the backend declares unsupported; ``spark``, its sparkline (SVG). A cell leads to its divergences
+    where it has some (a list of none would say nothing the cell does not)."""
     if cell is None or (
         op is not None
         and op not in cell.cases
@@ -54,7 +54,7 @@ def cell_html(
     unsupported = len(cell.unsupported) if op is None else int(op in cell.unsupported)
     declared = f"<small>{unsupported} unsupported</small>" if unsupported else ""
     reason = f' title="unsupported: {e(cell.unsupported[op])}"' if op is not None and unsupported else ""
-    opened, closed = (f'<a href="{href}">', "</a>") if op is None or new or known else ("", "")
+    opened, closed = (f'<a href="{href}">', "</a>") if new or known else ("", "")
     if not (cases or new or known):  # the specs ran and skipped (NumPy has no autodiff)
         return f'<td class="c notrun"{reason}>{opened}not checked<small>0 cases: skipped</small>{declared}{closed}</td>'
     cls = "new" if new else "known" if known else "clean"

@@ -109,7 +109,7 @@ def run_charts(dash: Context) -> str:
                     Series("fixed", [p.fixed for p in points], 2),
                 ],
                 "run (start, UTC; backend version where it changes)",
-                "distinct divergences (count)",
+                "divergences (count)",
                 width=440,
             )
         )

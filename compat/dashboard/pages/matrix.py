@@ -108,9 +108,9 @@ def family_page(dash: Context, family: str, rows: list[MatrixRow], view: str) ->
 
 
 def list_page(dash: Context, row: MatrixRow, family: str, cell: Cell) -> None:
-    """A cell's divergences by operation, those of one cause that differ only in their inputs on one
-    line (the drill-down's cells lead to their operation here), with its causes; then the operations
-    checked without a divergence."""
+    """A cell's divergences (a cell with none has no page: it says all there is) by operation, those
+    of one cause that differ only in their inputs on one line (the drill-down's cells lead to their
+    operation here), with its causes; then the operations checked without a divergence."""
     lines: dict[int, Line] = {}
     for d in cell.divergences:
         line = dash.causes.line(d)
@@ -127,24 +127,21 @@ def list_page(dash: Context, row: MatrixRow, family: str, cell: Cell) -> None:
         f"{sum(cell.cases.values())} case(s) checked.</p><p class=muted>A line per operation and cause, its "
         f"inputs' first {INPUTS_SHOWN}; an op leads to its cause's page, inputs in bold to their own.</p>",
     ]
-    if ordered:
-        rows, seen = [], set()
-        for line in ordered:
-            cells = cell_line(dash, line, "../")
-            if line.op not in seen:
-                seen.add(line.op)
-                cells[0] = f'<td id="{op_anchor(line.op)}">{cells[0]}</td>'
-            rows.append(cells)
-        parts.append(table(CELL_HEADERS, rows))
-        if dash.page_cap_hit and any(not d.known and d.page not in dash.pages for d in cell.divergences):
-            parts.append(
-                f"<p class=muted>Some divergences of no registry entry have no page of their own (their inputs are "
-                f"not in bold): to keep the dashboard small, pages are written for {len(dash.pages)} divergences, "
-                "new ones first. Their cause's page shows each with its minimal example.</p>"
-            )
-        parts.append(cause_table(dash, ordered))
-    else:
-        parts.append("<p>No divergence: every case checked agreed with the reference.</p>")
+    rows, seen = [], set()
+    for line in ordered:
+        cells = cell_line(dash, line, "../")
+        if line.op not in seen:
+            seen.add(line.op)
+            cells[0] = f'<td id="{op_anchor(line.op)}">{cells[0]}</td>'
+        rows.append(cells)
+    parts.append(table(CELL_HEADERS, rows))
+    if dash.page_cap_hit and any(not d.known and d.page not in dash.pages for d in cell.divergences):
+        parts.append(
+            f"<p class=muted>Some divergences of no registry entry have no page of their own (their inputs are "
+            f"not in bold): to keep the dashboard small, pages are written for {len(dash.pages)} divergences, "
+            "new ones first. Their cause's page shows each with its minimal example.</p>"
+        )
+    parts.append(cause_table(dash, ordered))
     if quiet:
         listed = ", ".join(f"{e(op)} (unsupported)" if op not in cell.cases else e(op) for op in quiet)
         parts.append(f"<p class=muted>Checked without a divergence ({len(quiet)} operations): {listed}.</p>")
@@ -154,15 +151,15 @@ def list_page(dash: Context, row: MatrixRow, family: str, cell: Cell) -> None:
 
 
 def cause_table(dash: Context, lines: list[Line]) -> str:
-    """The cell's divergences by cause, largest first, each leading to the cause's page."""
+    """The cell's divergences by cause, largest first."""
     counted: dict[str, list[Line]] = {}
     for line in lines:
         page = dash.causes.page(line.divergences[0])
         if page is not None:
             counted.setdefault(page, []).append(line)
-    listed = [
-        f'<a href="../{page}#{found[0].anchor}">{e(dash.causes.pages[page].name)}</a> '
-        f"({sum(len(ln.divergences) for ln in found)} {e(dash.causes.pages[page].status)})"
+    listed = [  # the lines above lead to each cause's page
+        f"{e(dash.causes.pages[page].name)} ({sum(len(ln.divergences) for ln in found)} "
+        f"{e(dash.causes.pages[page].status)})"
         for page, found in sorted(
             counted.items(), key=lambda kv: (-sum(len(ln.divergences) for ln in kv[1]), kv[0])
         )

@@ -165,7 +165,7 @@ def version_chart(dash: Context, rows: list[MatrixRow], families: list[str], dif
         [r.version for r in rows],
         [Series("new", new, 0), Series("known", known, 1), Series("fixed", fixed, 2)],
         f"{first.name or first.backend_id} version (oldest first)",
-        "distinct divergences (count)",
+        "divergences (count)",
     ) + (
         "<p class=muted>New (solid, circles) and known (dashed, squares) in each version's latest runs; fixed "
         "(dotted, triangles): gone since the version before, among the operations both checked.</p>"
