@@ -7,7 +7,7 @@ import json
 import sqlite3
 from collections import defaultdict
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cache, cached_property
 
 from packaging.version import InvalidVersion, Version
 
@@ -21,6 +21,7 @@ VIEWS = ("", "device", "mode")  # matrices: against NumPy-like references, refer
 OTHER_SPECS = ""  # in a divergence's tables: shown by a spec that feeds no table
 
 
+@cache  # a few distinct values among a store's thousands of records
 def tables_of(column: str | None) -> tuple[str, ...]:
     """A record's tables column: what its spec feeds, or OTHER_SPECS."""
     return tuple(json.loads(column)) or (OTHER_SPECS,) if column else (OTHER_SPECS,)
@@ -142,6 +143,7 @@ class Data:
         self._load_cells()
 
     @staticmethod
+    @cache
     def against(reference: str) -> str:
         """A record's reference class: "" for NumPy-like references (its row is in the main matrix)."""
         return reference if reference.startswith(("device:", "mode:")) else ""
@@ -252,7 +254,8 @@ class Data:
 
     def row_key(self, d: StoredDivergence) -> tuple:
         """The matrix row a divergence counts in."""
-        return (d.backend_id, d.version, d.device, self.against(d.reference))
+        key = d.key
+        return (key.backend_id, d.version, key.device, self.against(key.reference))
 
     @cached_property
     def run_counts(self) -> dict[tuple, list[int]]:

@@ -39,17 +39,31 @@ def summary(dash: Context) -> str:
     )
 
 
-def cell(name: str, covered: coverage_module.Coverage) -> str:
+CHECKED, UNSUPPORTED, NOT_CHECKED, ABSENT = range(4)  # the states of a function on a row (STATES)
+
+
+def state(name: str, covered: coverage_module.Coverage, implemented: list[str]) -> tuple[int, str]:
+    """The function's state on a row, and what says why: the operations that checked it, the
+    adapter's reason it is unsupported (``implemented``: its operations in compat's table)."""
     if name in covered.checked:
-        ops = ", ".join(sorted(covered.checked[name]))
-        return f'<td class="c clean" title="{e(ops)}">checked</td>'
-    implemented = coverage_module.implementations(name)
+        return CHECKED, ", ".join(sorted(covered.checked[name]))
     reasons = [covered.unsupported[op] for op in implemented if op in covered.unsupported]
     if implemented and len(reasons) == len(implemented):
-        return f'<td class="c known" title="{e(reasons[0])}">unsupported<small>{e(reasons[0])}</small></td>'
-    if not implemented:
-        return '<td class="c notrun">not in compat</td>'
-    return '<td class="c notrun">not checked</td>'
+        return UNSUPPORTED, reasons[0]
+    return (NOT_CHECKED, "") if implemented else (ABSENT, "")
+
+
+def cell(found: tuple[int, str]) -> str:
+    kind, why = found
+    if kind == CHECKED:
+        return f'<td class="c clean" title="{e(why)}">checked</td>'
+    if kind == UNSUPPORTED:
+        return f'<td class="c known" title="{e(why)}">unsupported<small>{e(why)}</small></td>'
+    return (
+        '<td class="c notrun">not in compat</td>'
+        if kind == ABSENT
+        else '<td class="c notrun">not checked</td>'
+    )
 
 
 STATES = [
@@ -62,10 +76,9 @@ STATES = [
     State("not checked", "hm-notchecked"),
     State("not in compat", "hm-absent", '<circle cx="3" cy="3" r="1.1" fill="#475467"/>'),
 ]
-STATE_OF_CELL = {"clean": 0, "known": 1}  # cell()'s classes; "notrun" reads its text
 
 
-def heat_map(found: list[tuple[str, coverage_module.Coverage]]) -> str:
+def heat_map(found: list[tuple[str, coverage_module.Coverage]], states: dict[tuple[str, int], tuple]) -> str:
     """Functions and operator forms down, rows across: checked, unsupported, not checked, not in compat."""
     sections: dict[str, list[str]] = {}
     for name in standard.FUNCTIONS:
@@ -81,9 +94,7 @@ def heat_map(found: list[tuple[str, coverage_module.Coverage]]) -> str:
     ]
 
     def state_of(name: str, column: int) -> int:
-        html = cell(name, found[column][1])
-        cls = html.split('class="c ')[1].split('"')[0]
-        return STATE_OF_CELL.get(cls, 3 if "not in compat" in html else 2)
+        return states[(name, column)][0]
 
     labels = [label for label, _ in found]
     checked = ", ".join(f"{label}: {covered.line()}" for label, covered in found)
@@ -101,9 +112,15 @@ def heat_map(found: list[tuple[str, coverage_module.Coverage]]) -> str:
 def coverage(dash: Context) -> None:
     found = rows_coverage(dash)
     names = [*standard.FUNCTIONS, *coverage_module.operator_forms()]
+    implemented = {name: coverage_module.implementations(name) for name in names}  # a scan of the table each
+    states = {
+        (name, j): state(name, covered, implemented[name])
+        for name in names
+        for j, (_, covered) in enumerate(found)
+    }
     grid = [
         [f"<code>{e(name)}</code>", e(standard.section(name) or coverage_module.OPERATOR)]
-        + [cell(name, covered) for _, covered in found]
+        + [cell(states[(name, j)]) for j in range(len(found))]
         for name in names
     ]
     body = [
@@ -115,7 +132,7 @@ def coverage(dash: Context) -> None:
         "<b>not in compat</b> where compat's table has no such operation. The heat map shows it all at a "
         "glance (dark: checked, hatched: unsupported, white: not checked, dotted: not in compat); the tables "
         "below give the counts, and each unsupported function's reason.</p>",
-        heat_map(found) if found else "<p class=muted>No row in the store checked a case.</p>",
+        heat_map(found, states) if found else "<p class=muted>No row in the store checked a case.</p>",
         table(["row"] + ["checked"], [[e(label), e(covered.line())] for label, covered in found]),
         table(["function", "section", *(e(label) for label, _ in found)], grid, "matrix"),
     ]
