@@ -36,9 +36,9 @@ def index(dash: Context) -> None:
         "family of NumPy semantics, and each cell counts the distinct divergences from NumPy that the latest "
         "run covering it found. <b>Red</b> means at least one <b>new</b> divergence (not in the "
         "known-divergence registry: probably a bug), <b>amber</b> only <b>known</b> ones (documented, accepted "
-        "differences), <b>green</b> checked with no divergence, <b>grey</b> not run; click a cell for its "
-        "divergences, each with a minimal example and a reproducer, or a family name for the same matrix by "
-        "operation.</p>",
+        "differences), <b>green</b> checked with no divergence, <b>grey</b> not run; click a red or amber cell "
+        "for its divergences (by cause, with minimal examples and reproducers), or a family name for the same "
+        "matrix by operation. A line under a cell's counts draws them in each run that covered it.</p>",
         LEGEND,
         matrix(data, rows),
         coverage.summary(dash),
@@ -99,8 +99,8 @@ def family_page(dash: Context, family: str, rows: list[MatrixRow], view: str) ->
     text = [
         f"<h1>{e(family)}{VIEW_TITLES[view]}: by operation</h1>",
         f'<p>The <a href="{back}">matrix</a>\'s {e(family)} column, one column per operation, each from '
-        "the same run as the matrix's cell (hover it there for the run). A cell links to the divergences of "
-        "that operation.</p>",
+        "the same run as the matrix's cell (hover it there for the run). A cell with divergences links to "
+        "them.</p>",
         LEGEND,
         table(head, body, "matrix"),
     ]
