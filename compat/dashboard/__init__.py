@@ -26,9 +26,15 @@
     modes.html        each execution mode (jax.jit, tf.function, torch.compile, ...) against the same
                       backend run eagerly; the divergences from eager of each mode row
     history.html      divergences per run and per backend version; new and fixed since the previous run
-    l/*.html          the divergence list of one matrix cell
-    d/*.html          one divergence: minimal example, expected vs actual, reproducer, registry entry
+    l/*.html          the divergence list of one matrix cell that has some, by operation (one line per
+                      operation and cause); the drill-down's cells lead to their operation's place on it
+    d/*.html          one divergence of no registry entry: minimal example, expected vs actual,
+                      reproducer (a known one is shown on its cause's page)
+    c/*.html          one cause: its registry entry (or the new cause), its rows, a line per operation of
+                      its divergences that differ only in their inputs, each framework's reproducer
+    causes.html       per matrix row, its divergences by cause (a bar chart, largest first)
     style.css         the one stylesheet (no network is needed to view any page)
+    copy.js           the copy button of reproducers (the only script)
 
 The package: ``data`` reads the store (the dashboard's only SQL) and aggregates as
 ``compat report`` does (``compat.results.aggregate``); ``context`` chooses which
@@ -51,9 +57,10 @@ from pathlib import Path
 
 from compat.dashboard.context import Context
 from compat.dashboard.data import VIEWS, Data
-from compat.dashboard.html import Site, Written
+from compat.dashboard.html import COPY_SCRIPT, Site, Written
 from compat.dashboard.pages import (
     accuracy,
+    causes,
     coverage,
     devices,
     divergence,
@@ -82,10 +89,11 @@ def draw(dash: Context) -> None:
         for row in rows:
             for family in data.families_of(rows):
                 cell = data.cells.get((row.key, family))
-                if cell is not None:
+                if cell is not None and cell.divergences:  # the matrix's cell says all of one without
                     matrix.list_page(dash, row, family, cell)
     coverage.coverage(dash)
     divergence.divergence_pages(dash)
+    causes.causes(dash)
     promotion.promotion(dash)
     special_cases.special_cases(dash)
     interchange.interchange(dash)
@@ -109,13 +117,13 @@ def render(store: Path | str, out: Path | str) -> Written:
         try:
             out.mkdir(parents=True, exist_ok=True)
             # pages of an earlier dashboard in the same place would linger unlinked
-            for stale in [*out.glob("family-*.html"), *out.glob("l/*.html"), *out.glob("d/*.html")]:
+            for stale in [*out.glob("family-*.html"), *(p for d in "ldc" for p in out.glob(f"{d}/*.html"))]:
                 stale.unlink()
             site = Site(out)
             draw(Context(data, site))
-            css = STYLE.read_bytes()
-            (out / "style.css").write_bytes(css)
-            site.written.bytes += len(css)
+            for name, content in (("style.css", STYLE.read_bytes()), ("copy.js", COPY_SCRIPT.encode())):
+                (out / name).write_bytes(content)
+                site.written.bytes += len(content)
         except OSError as error:
             raise store_module.StoreError(
                 f"cannot write the dashboard to {out}: {error.strerror or error}"

@@ -7,6 +7,7 @@ import json
 import sqlite3
 from collections import defaultdict
 from dataclasses import dataclass, field
+from functools import cache, cached_property
 
 from packaging.version import InvalidVersion, Version
 
@@ -20,6 +21,7 @@ VIEWS = ("", "device", "mode")  # matrices: against NumPy-like references, refer
 OTHER_SPECS = ""  # in a divergence's tables: shown by a spec that feeds no table
 
 
+@cache  # a few distinct values among a store's thousands of records
 def tables_of(column: str | None) -> tuple[str, ...]:
     """A record's tables column: what its spec feeds, or OTHER_SPECS."""
     return tuple(json.loads(column)) or (OTHER_SPECS,) if column else (OTHER_SPECS,)
@@ -141,6 +143,7 @@ class Data:
         self._load_cells()
 
     @staticmethod
+    @cache
     def against(reference: str) -> str:
         """A record's reference class: "" for NumPy-like references (its row is in the main matrix)."""
         return reference if reference.startswith(("device:", "mode:")) else ""
@@ -158,8 +161,12 @@ class Data:
             for key in self.keys_of(backend_id, version, device, reference):
                 self.rows.setdefault(key, MatrixRow(*key, name=name, config=config))
                 covered[(key, family)].add(run_id)
+        self.covered: dict[
+            tuple, list[str]
+        ] = {}  # (row key, family) -> the runs that covered it, oldest first
         for (key, family), runs in covered.items():
             ordered = sorted(runs, key=self.order.__getitem__)
+            self.covered[(key, family)] = ordered
             self.cells[(key, family)] = Cell(ordered[-1])
             if len(ordered) > 1:
                 self.previous[(key, family)] = ordered[-2]
@@ -239,6 +246,35 @@ class Data:
                 StoredDivergence(row[0], Key(*row[1:end]), *row[end:-1], tables=tables_of(row[-1]))
             )
         return [d for found in per_run.values() for d in aggregate.distinct(found)]
+
+    @cached_property
+    def all_divergences(self) -> list[StoredDivergence]:
+        """The distinct divergences of every run (history's counts), read once."""
+        return self.divergences()
+
+    def row_key(self, d: StoredDivergence) -> tuple:
+        """The matrix row a divergence counts in."""
+        key = d.key
+        return (key.backend_id, d.version, key.device, self.against(key.reference))
+
+    @cached_property
+    def run_counts(self) -> dict[tuple, list[int]]:
+        """(run, row key, family) -> [new, known] distinct divergences: every run's cells."""
+        counts: dict[tuple, list[int]] = defaultdict(lambda: [0, 0])
+        for d in self.all_divergences:
+            counts[(d.run_id, self.row_key(d), d.family)][0 if d.status == "new" else 1] += 1
+        return counts
+
+    def checked_ops(self) -> dict[tuple, set[str]]:
+        """(run, row key, family) -> the operations a case of which was checked there, in every run."""
+        found: dict[tuple, set[str]] = defaultdict(set)
+        for run_id, backend_id, version, device, reference, family, op in self.db.execute(
+            "SELECT DISTINCT r.run_id, r.backend_id, r.backend_version, r.device, r.reference, r.family, j.key "
+            "FROM records r JOIN json_each(r.cases) j WHERE r.type = 'checks'"
+        ):
+            for key in self.keys_of(backend_id, version, device, reference):
+                found[(run_id, key, family)].add(op)
+        return found
 
     def observations(self) -> list[tuple]:
         """(run, survey, row, value, backend id, version, device, backend name) of every observation record."""

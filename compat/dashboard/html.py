@@ -35,6 +35,7 @@ class Written:
 
 NAV = (
     ("index.html", "Matrix"),
+    ("causes.html", "Causes"),
     ("coverage.html", "Coverage"),
     ("special-cases.html", "Special cases"),
     ("interchange.html", "Interchange"),
@@ -48,11 +49,11 @@ NAV = (
     ("history.html", "History"),
 )
 
-COPY_SCRIPT = (
-    "<script>function copyRepro(b){var t=document.getElementById('repro').textContent,"
+COPY_SCRIPT = (  # copy.js, beside the pages: copyRepro(button[, id of the pre]), as a page may hold several
+    "function copyRepro(b,i){var t=document.getElementById(i||'repro').textContent,"
     "d=function(){b.textContent='Copied'};if(navigator.clipboard)navigator.clipboard.writeText(t).then(d);"
     "else{var a=document.createElement('textarea');a.value=t;document.body.appendChild(a);a.select();"
-    "document.execCommand('copy');a.remove();d()}}</script>"
+    "document.execCommand('copy');a.remove();d()}}\n"
 )
 
 
@@ -61,9 +62,11 @@ class Site:
         self.out = out
         self.written = Written()
 
-    def page(self, path: str, title: str, body: str, here: str = "", script: str = "") -> None:
+    def page(self, path: str, title: str, body: str, here: str = "", copies: bool = False) -> None:
+        """Write a page; ``copies``: it has reproducers to copy (copy.js)."""
         depth = path.count("/")
         up = "../" * depth
+        script = f'<script src="{up}copy.js"></script>' if copies else ""
         nav = "".join(
             f'<a href="{up}{href}"{" class=here" if href == here else ""}>{label}</a>' for href, label in NAV
         )

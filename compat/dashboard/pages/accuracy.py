@@ -8,9 +8,10 @@ import re
 from collections import Counter
 
 from compat.core import dtypes, ops
+from compat.dashboard.charts.scatter import Mark, Panel, Rule, panels
 from compat.dashboard.context import Context
 from compat.dashboard.html import e, table
-from compat.dashboard.pages.common import columns_of, survey_cells
+from compat.dashboard.pages.common import Column, columns_of, survey_cells
 from compat.judge import oracle
 from compat.judge.oracle import ACCURACY_ULPS
 
@@ -35,7 +36,12 @@ def accuracy(dash: Context) -> None:
         f"it is a divergence, whose worst input is checked on its own. Subnormal results flushed to zero "
         f"are not counted here (the specs judge flush-to-zero as such). "
         f"Hover a number for the input that reached it. A column per backend row (latest run that recorded "
-        f"each cell; a column per version for a backend recorded at several).</p>",
+        f"each cell; a column per version for a backend recorded at several).</p>"
+        f"<p>Above each function's table, its chart: a panel per dtype with each row's worst error (ULPs, log "
+        f"scale) at the input that reached it, numbered as the rows in the legend under the panels; the "
+        f"dashed line is the published accuracy, the dotted one half an ULP (below it: correctly rounded), "
+        f"a mark above the plot (∞) an error that is not finite. Rows exact on every input, or whose call "
+        f"raised, are named under the panel.</p>",
     ]
     legend = (
         f"<p class=legend><span class=clean>0 to {HALF} ULP: correctly rounded</span>"
@@ -57,9 +63,7 @@ def accuracy(dash: Context) -> None:
         functions.setdefault(op, set()).add(dtype)
     for op in sorted(functions):
         body = []
-        for dtype in sorted(
-            functions[op], key=lambda d: (FLOATS.index(d) if d in FLOATS else len(FLOATS), d)
-        ):
+        for dtype in ordered(functions[op]):
             row = f"{op} {dtype}" if dtype else op
             bound = bound_of(op, dtype)
             body.append(
@@ -67,8 +71,83 @@ def accuracy(dash: Context) -> None:
                 + [worst_cell(cells.get((row, c)), bound) for c in columns]
             )
         parts.append(f'<h2 id="{e(op)}">{e(op)}</h2>')
+        parts.append(chart(op, ordered(functions[op]), columns, cells))
         parts.append(table(["dtype"] + [c.header() for c in columns], body, "accuracy"))
     dash.site.page("accuracy.html", "Accuracy", "\n".join(parts), here="accuracy.html")
+
+
+def ordered(found: set[str]) -> list[str]:
+    """Dtypes in the tables' order: float16, bfloat16, float32, float64, then any other."""
+    return sorted(found, key=lambda d: (FLOATS.index(d) if d in FLOATS else len(FLOATS), d))
+
+
+def chart(op: str, dtypes_: list[str], columns: list[Column], cells: dict) -> str:
+    """A panel per dtype: each column's worst error (ULP, log) at the input that reached it
+    (symmetric log for a grid over many binades), the published accuracy as a dashed line,
+    half an ULP (correctly rounded) dotted; what has no mark is said under the panel."""
+    drawn = []
+    for dtype in dtypes_:
+        row = f"{op} {dtype}" if dtype else op
+        bound = bound_of(op, dtype)
+        panel = Panel(
+            f"{dtype or 'result'}: published {bound:g} ULP",
+            rules=[Rule(bound, "published"), Rule(HALF, "½ ULP", "rc")],
+        )
+        exact, other = [], []
+        for index, column in enumerate(columns):
+            value = cells.get((row, column))
+            if value is None:
+                continue
+            worst = WORST.fullmatch(value)
+            at = first_input(worst["where"]) if worst else None
+            ulps = number_or_nan(worst["ulps"]) if worst else math.nan
+            if EXACT.fullmatch(value):
+                exact.append(str(index + 1))
+            elif at is None or math.isnan(ulps):
+                other.append(str(index + 1))
+            else:
+                panel.marks.append(Mark(at, ulps, index, f"{column_name(column)}: {value}"))
+        said = [f"0 ULP everywhere: {', '.join(exact)}"] if exact else []
+        said += [f"raised or other result: {', '.join(other)}"] if other else []
+        panel.below = "; ".join(said)
+        drawn.append(panel)
+    legend = [column_name(c) for c in columns]
+    arity = arity_of(op)
+    return panels(
+        f"{op}: each row's worst error over the grid, and the input that reached it",
+        drawn,
+        legend,
+        "input x" if arity == 1 else "first input x1",
+        "worst error (ULP, log)",
+        f"{op}: per dtype, each row's worst error in ULPs against the correctly rounded value, at its input",
+    )
+
+
+def column_name(column: Column) -> str:
+    return " ".join(
+        p for p in (column.backend_id, column.version, f"on {column.device}" if column.device else "") if p
+    )
+
+
+def first_input(where: str) -> float | None:
+    """The first argument of a survey cell's 'exp(-87.78)' or 'atan2(1.0, 2.0)'."""
+    inside = where.partition("(")[2].rpartition(")")[0]
+    value = number_or_nan(inside.split(",")[0].strip()) if inside else math.nan
+    return None if math.isnan(value) else value
+
+
+def number_or_nan(text: str) -> float:
+    try:
+        return float(text)
+    except ValueError:
+        return math.nan
+
+
+def arity_of(op: str) -> int:
+    try:
+        return ops.get(op).arity
+    except ops.UnknownOperation:
+        return 1
 
 
 def bound_of(op: str, dtype: str) -> float:

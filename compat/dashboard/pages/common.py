@@ -6,10 +6,16 @@ import json
 import re
 from typing import NamedTuple
 
+from compat.dashboard import trends
+from compat.dashboard.causes import Line
+from compat.dashboard.charts.lines import sparkline
+from compat.dashboard.context import Context
 from compat.dashboard.data import Cell, Data, MatrixRow, StoredDivergence, version_order
 from compat.dashboard.html import e, readable, slug, table, when
 
 VALUES_SHOWN = 12  # values of an outcome shown
+SPARK_RUNS = 20  # runs a matrix cell's sparkline draws
+INPUTS_SHOWN = 6  # input signatures of a line on a cell's page (its cause's page shows every one)
 VIEW_PAGES = {
     "": "index.html",
     "device": "devices.html",
@@ -25,10 +31,17 @@ NO_ROWS = {
 
 
 def cell_html(
-    cell: Cell | None, href: str, op: str | None = None, data: Data | None = None, newest: str = ""
+    cell: Cell | None,
+    href: str,
+    op: str | None = None,
+    data: Data | None = None,
+    newest: str = "",
+    spark: str = "",
+    titled: bool = True,
 ) -> str:
     """A matrix cell: counts of new and known divergences, coloured, and of the operations
-    the backend declares unsupported."""
+    the backend declares unsupported; ``spark``, its sparkline (SVG). A cell leads to its divergences
+    where it has some (a list of none would say nothing the cell does not)."""
     if cell is None or (
         op is not None
         and op not in cell.cases
@@ -40,19 +53,25 @@ def cell_html(
     cases = sum(cell.cases.values()) if op is None else cell.cases.get(op, 0)
     unsupported = len(cell.unsupported) if op is None else int(op in cell.unsupported)
     declared = f"<small>{unsupported} unsupported</small>" if unsupported else ""
+    reason = f' title="unsupported: {e(cell.unsupported[op])}"' if op is not None and unsupported else ""
+    opened, closed = (f'<a href="{href}">', "</a>") if new or known else ("", "")
     if not (cases or new or known):  # the specs ran and skipped (NumPy has no autodiff)
-        return f'<td class="c notrun"><a href="{href}">not checked<small>0 cases: skipped</small>{declared}</a></td>'
+        return f'<td class="c notrun"{reason}>{opened}not checked<small>0 cases: skipped</small>{declared}{closed}</td>'
     cls = "new" if new else "known" if known else "clean"
     text = f"{new} new / {known} known" if new or known else "no divergence"
-    title = f' title="{e("from " + re.sub("<[^>]+>", "", run_line(data, cell.run_id)))}"' if data else ""
+    title = (
+        f' title="{e("from " + re.sub("<[^>]+>", "", run_line(data, cell.run_id)))}"'
+        if data and titled
+        else ""
+    )
     older = (
         f"<small>older run: {e(when(data.runs[cell.run_id]['started'])[:16])}</small>"
         if data and newest and cell.run_id != newest
         else ""
     )
     return (
-        f'<td class="c {cls}"{title}><a href="{href}">{text}<small>{cases} case{"s" * (cases != 1)} checked</small>'
-        f"{declared}{older}</a></td>"
+        f'<td class="c {cls}"{title or reason}>{opened}{text}<small>{cases} case{"s" * (cases != 1)} checked</small>'
+        f"{declared}{older}{closed}{spark}</td>"
     )
 
 
@@ -66,7 +85,18 @@ def row_header(row: MatrixRow, data: Data, families: list[str]) -> str:
 
 
 def list_path(row: MatrixRow, family: str, op: str | None = None) -> str:
-    return f"l/{readable(row.backend_id, 20)}-{readable(family, 16)}-{slug(*row.key, family, op)}.html"
+    """A cell's list page; with ``op``, the place of that operation on it."""
+    path = f"l/{readable(row.backend_id, 20)}-{readable(family, 16)}-{slug(*row.key, family, None)}.html"
+    return path if op is None else f"{path}#{op_anchor(op)}"
+
+
+def op_anchor(op: str) -> str:
+    """An operation's place on a cell's page: its name where that is a plain one."""
+    return (
+        f"op-{op}"
+        if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_.]{0,40}", op)
+        else f"op-{readable(op, 24)}-{slug(op)[:6]}"
+    )
 
 
 def family_path(family: str, view: str) -> str:
@@ -90,19 +120,39 @@ def matrix(data: Data, rows: list[MatrixRow], prefix: str = "", view: str = "") 
                     prefix + list_path(row, family),
                     data=data,
                     newest=newest,
+                    spark=cell_spark(data, row, family),
                 )
             )
         body.append(cells)
     return table(head, body, "matrix")
 
 
-def divergence_line(d: StoredDivergence, prefix: str, pages: set[str], reference: str = "numpy") -> list[str]:
-    """A divergence as a row of a list; its reference is named when it is not the list's."""
-    link = f'<a href="{prefix}{d.page}">{e(d.op)}</a>' if d.page in pages else e(d.op)
+def cell_spark(data: Data, row: MatrixRow, family: str) -> str:
+    """The sparkline of a matrix cell: its distinct divergences in each run that covered it (the last
+    SPARK_RUNS), where more than one did."""
+    counts = trends.cell_counts(data, row.key, family)[-SPARK_RUNS:]
+    if len(counts) < 2:
+        return ""
+    said = ", ".join(f"{new + known} ({new} new)" for _, new, known in counts)
+    return sparkline(
+        [new + known for _, new, known in counts],
+        f"{family} on {row.label()}: distinct divergences in its last {len(counts)} runs, oldest first: {said}",
+    )
+
+
+def divergence_line(
+    dash: Context, d: StoredDivergence, prefix: str, reference: str = "numpy", linked: bool = True
+) -> list[str]:
+    """A divergence as a row of a list, its operation leading to where it is shown (``linked``)
+    and its cause to the cause's page; its reference is named when it is not the list's."""
+    href = dash.href(d, prefix) if linked else None
+    link = f'<a href="{href}">{e(d.op)}</a>' if href else e(d.op)
     status = f'<span class="badge {d.status}">{e(d.status)}</span>'
     what = f"{e(d.expected)} &rarr; {e(d.actual)}" + (
         f" <small>(reference {e(d.reference)})</small>" if d.reference != reference else ""
     )
+    cause = dash.causes.link(d) if linked else None
+    named = e(d.known) if d.known else "new cause" if d.status == "new" else e(d.status)
     return [
         status,
         e(d.kind),
@@ -110,8 +160,48 @@ def divergence_line(d: StoredDivergence, prefix: str, pages: set[str], reference
         f"<code>{e(d.inputs)}</code>",
         what,
         f"<td class=num>{d.count}</td>",
-        e(d.known or ""),
+        f'<a href="{prefix}{cause}">{named}</a>' if cause else (e(d.known) if d.known else ""),
     ]
+
+
+def inputs_html(dash: Context, line: Line, prefix: str, cap: int | None = None) -> str:
+    """A line's input signatures (``;`` between them), those with a page of their own in bold, leading
+    to it; the first ``cap`` of them, and how many more."""
+    shown, seen = [], set()  # a line of several rows may hold one signature on each
+    for d in line.divergences:
+        paged = d.page in dash.pages
+        if d.inputs in seen and not paged:
+            continue
+        seen.add(d.inputs)
+        shown.append(f'<a href="{prefix}{d.page}"><b>{e(d.inputs)}</b></a>' if paged else e(d.inputs))
+    more = len(shown) - len(shown[:cap])
+    shown = shown[:cap]
+    return f"<code>{'; '.join(shown)}</code>" + (f" <small>and {more} more</small>" if more else "")
+
+
+def cell_line(dash: Context, line: Line, prefix: str) -> list[str]:
+    """A line of a cell's list (CELL_HEADERS): kind, operation (to its line on the cause's page),
+    inputs, what differs, examples, the cause: its registry entry, or its status, in its colour."""
+    page = dash.causes.page(line.divergences[0])
+    named = e(line.known) if line.known else "new: no entry" if line.status == "new" else e(line.status)
+    return [
+        e(line.kind),
+        f'<a href="{prefix}{page}#{line.anchor}">{e(line.op)}</a>',
+        inputs_html(dash, line, prefix, INPUTS_SHOWN),
+        f"{e(line.expected)} &rarr; {e(line.actual)}",
+        f"<td class=num>{line.count}</td>",
+        f"<td class={line.status}>{named}</td>",
+    ]
+
+
+CELL_HEADERS = [
+    "kind",
+    "op",
+    "inputs",
+    "NumPy &rarr; backend (signature)",
+    "examples",
+    "cause: registry entry",
+]
 
 
 LIST_HEADERS = [
@@ -121,7 +211,7 @@ LIST_HEADERS = [
     "inputs",
     "NumPy &rarr; backend (signature)",
     "examples",
-    "registry entry",
+    "cause (registry entry)",
 ]
 
 

@@ -6,7 +6,7 @@ import json
 
 from compat.dashboard.context import Context
 from compat.dashboard.data import MatrixRow, StoredDivergence
-from compat.dashboard.html import COPY_SCRIPT, e, facts_table, t, table
+from compat.dashboard.html import e, facts_table, t, table
 from compat.dashboard.pages.common import VIEW_PAGES, list_path, outcome_rows, run_line
 
 
@@ -88,4 +88,4 @@ def divergence_page(dash: Context, d: StoredDivergence, record: dict) -> None:
             "<p>No registry entry matches. If the difference is intended, document it in the registry "
             "(<code>compat/results/known/</code>) with a reason and a source.</p>"
         )
-    dash.site.page(d.page, title, "\n".join(parts), here=VIEW_PAGES[cell_row.view], script=COPY_SCRIPT)
+    dash.site.page(d.page, title, "\n".join(parts), here=VIEW_PAGES[cell_row.view], copies=True)

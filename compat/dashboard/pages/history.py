@@ -4,20 +4,23 @@ from __future__ import annotations
 
 from collections import defaultdict
 
+from compat.dashboard import trends
+from compat.dashboard.charts.lines import Series, line_chart
 from compat.dashboard.context import Context
-from compat.dashboard.data import version_order
+from compat.dashboard.data import VIEWS, version_order
 from compat.dashboard.html import capped_note, e, table, when
 from compat.dashboard.pages.common import LIST_HEADERS, divergence_line, short_run
 
 HISTORY_RUNS = 200  # runs shown in the history table
 CHANGES_CAP = 100  # "new/fixed since the previous run" entries shown per row
+CHART_RUNS = 40  # runs drawn per row's chart
 
 
 def history(dash: Context) -> None:
     data = dash.data
     per_run = defaultdict(lambda: [0, 0])  # (run, backend id) -> [new, known]
     per_version = defaultdict(lambda: [0, 0])  # (run, backend id, version)
-    for d in data.divergences():
+    for d in data.all_divergences:
         slot = 0 if d.status == "new" else 1
         per_run[(d.run_id, d.backend_id)][slot] += 1
         per_version[(d.run_id, d.backend_id, d.version)][slot] += 1
@@ -25,8 +28,10 @@ def history(dash: Context) -> None:
     backends = sorted({b for b, _ in versions})
     parts = [
         "<h1>History</h1>",
-        "<p class=lead>Distinct divergences (new / known) per run and backend, latest run first; then per "
-        "backend version; then, for each backend and family, what changed since the run before the latest.</p>",
+        "<p class=lead>First, per row (a backend with its config on a device), its distinct divergences "
+        "run by run; then the same per run and backend as a table, latest run first; then per backend "
+        "version; then, for each backend and family, what changed since the run before the latest.</p>",
+        run_charts(dash),
         "<h2>Divergences per run</h2>",
     ]
     runs = list(reversed(data.runs))[:HISTORY_RUNS]
@@ -77,6 +82,50 @@ def history(dash: Context) -> None:
     dash.site.page("history.html", "History", "\n".join(parts), here="history.html")
 
 
+def run_charts(dash: Context) -> str:
+    """A small line chart per row: new, known and fixed divergences in each run that covered it."""
+    data = dash.data
+    series = trends.over_runs(data)
+    rows = {row.group: row for view in VIEWS for row in data.rows_of(view)}  # a row of each group, in order
+    charts = []
+    for group, row in rows.items():
+        points = series.get(group, [])[-CHART_RUNS:]
+        if len(points) < 2:  # a line needs two runs
+            continue
+        labels, last = [], None
+        for p in points:
+            started = when(data.runs[p.run_id]["started"])[5:16]
+            version = ", ".join(p.versions)
+            labels.append(started if version == last else f"{started} · {version}")
+            last = version
+        where = (row.device or "default device") + (f" vs {row.versus}" if row.against else "")
+        charts.append(
+            line_chart(
+                f"{row.backend_id} on {where}: divergences per run",
+                labels,
+                [
+                    Series("new", [p.new for p in points], 0),
+                    Series("known", [p.known for p in points], 1),
+                    Series("fixed", [p.fixed for p in points], 2),
+                ],
+                "run (start, UTC; backend version where it changes)",
+                "divergences (count)",
+                width=440,
+            )
+        )
+    if not charts:
+        return (
+            "<h2>Per row, run by run</h2><p class=muted>No row was covered by more than one run in the store: "
+            "its chart of divergences run by run needs two (merge the records of another run).</p>"
+        )
+    return (
+        "<h2>Per row, run by run</h2><p class=muted>New (solid line, circles), known (dashed, squares) and "
+        "fixed since the row's run before (dotted, triangles: the divergences of that run this one no longer "
+        f"shows, among the operations it checked). The last {CHART_RUNS} runs of each row at most.</p>"
+        f"<div class=charts>{''.join(charts)}</div>"
+    )
+
+
 def changes(dash: Context) -> str:
     """New and fixed divergences per (row, family) between its latest and previous run."""
     data = dash.data
@@ -120,8 +169,8 @@ def changes(dash: Context) -> str:
         ):
             if items:
                 items = sorted(items, key=lambda d: (d.status != "new", d.op, d.inputs))
-                linked = dash.pages if label.startswith("new") else set()
-                lines = [divergence_line(d, "", linked) for d in items[:CHANGES_CAP]]
+                linked = label.startswith("new")  # a fixed one is shown nowhere any more
+                lines = [divergence_line(dash, d, "", linked=linked) for d in items[:CHANGES_CAP]]
                 parts.append(
                     f"<details{' open' if len(items) <= 5 else ''}><summary><b>{label}</b> ({len(items)})"
                     f"</summary>"

@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
-from compat.dashboard.context import LIST_CAP, Context
+from compat.dashboard.causes import Line
+from compat.dashboard.context import Context
 from compat.dashboard.data import Cell, MatrixRow
-from compat.dashboard.html import LEGEND, capped_note, e, table
+from compat.dashboard.html import LEGEND, e, table
 from compat.dashboard.pages import coverage
 from compat.dashboard.pages.common import (
-    LIST_HEADERS,
+    CELL_HEADERS,
+    INPUTS_SHOWN,
     VIEW_PAGES,
     cell_html,
-    divergence_line,
+    cell_line,
     family_path,
     list_path,
     matrix,
+    op_anchor,
     row_header,
     run_line,
 )
@@ -33,9 +36,9 @@ def index(dash: Context) -> None:
         "family of NumPy semantics, and each cell counts the distinct divergences from NumPy that the latest "
         "run covering it found. <b>Red</b> means at least one <b>new</b> divergence (not in the "
         "known-divergence registry: probably a bug), <b>amber</b> only <b>known</b> ones (documented, accepted "
-        "differences), <b>green</b> checked with no divergence, <b>grey</b> not run; click a cell for its "
-        "divergences, each with a minimal example and a reproducer, or a family name for the same matrix by "
-        "operation.</p>",
+        "differences), <b>green</b> checked with no divergence, <b>grey</b> not run; click a red or amber cell "
+        "for its divergences (by cause, with minimal examples and reproducers), or a family name for the same "
+        "matrix by operation. A line under a cell's counts draws them in each run that covered it.</p>",
         LEGEND,
         matrix(data, rows),
         coverage.summary(dash),
@@ -90,13 +93,14 @@ def family_page(dash: Context, family: str, rows: list[MatrixRow], view: str) ->
         cell = data.cells[(row.key, family)]
         body.append(
             [row_header(row, data, [family])]
-            + [cell_html(cell, list_path(row, family, op), op, data) for op in ops]
+            + [cell_html(cell, list_path(row, family, op), op, data, titled=False) for op in ops]
         )
     back = VIEW_PAGES[view]
     text = [
         f"<h1>{e(family)}{VIEW_TITLES[view]}: by operation</h1>",
-        f'<p>The <a href="{back}">matrix</a>\'s {e(family)} column, one column per operation. '
-        "A cell links to the divergences of that operation.</p>",
+        f'<p>The <a href="{back}">matrix</a>\'s {e(family)} column, one column per operation, each from '
+        "the same run as the matrix's cell (hover it there for the run). A cell with divergences links to "
+        "them.</p>",
         LEGEND,
         table(head, body, "matrix"),
     ]
@@ -104,34 +108,60 @@ def family_page(dash: Context, family: str, rows: list[MatrixRow], view: str) ->
 
 
 def list_page(dash: Context, row: MatrixRow, family: str, cell: Cell) -> None:
-    ops = [None] + sorted({d.op for d in cell.divergences} | set(cell.cases))
-    for op in ops:
-        chosen = [d for d in cell.divergences if op is None or d.op == op]
-        what = f"{family}" + (f" · {op}" if op is not None else "")
-        new, known = cell.counts(op)
-        parts = [
-            f"<h1>{e(row.label())} · {e(what)}</h1>",
-            f"<p>{new} new and {known} known distinct divergence(s) in {run_line(dash.data, cell.run_id)}; "
-            f"{sum(cell.cases.values()) if op is None else cell.cases.get(op, 0)} case(s) checked. "
-            f"Click an operation for the divergence's page.</p>",
-        ]
-        if chosen:
-            parts.append(capped_note(LIST_CAP, len(chosen), "divergences"))
-            parts.append(
-                table(LIST_HEADERS, [divergence_line(d, "../", dash.pages) for d in chosen[:LIST_CAP]])
-            )
-            if any(d.page not in dash.pages for d in chosen[:LIST_CAP]):
-                parts.append(
-                    f"<p class=muted>Operations without a link have no page: to keep the dashboard "
-                    f"small, pages are written for {len(dash.pages)} divergences, new ones first.</p>"
-                )
-        else:
-            parts.append("<p>No divergence: every case checked agreed with the reference.</p>")
-        if op is None and len(ops) > 2:
-            links = ", ".join(
-                f'<a href="../{list_path(row, family, o)}"><code>{e(o)}</code></a>' for o in ops[1:]
-            )
-            parts.append(f"<p>By operation: {links}</p>")
-        dash.site.page(
-            list_path(row, family, op), f"{row.label()} {what}", "\n".join(parts), here=VIEW_PAGES[row.view]
+    """A cell's divergences (a cell with none has no page: it says all there is) by operation, those
+    of one cause that differ only in their inputs on one line (the drill-down's cells lead to their
+    operation here), with its causes; then the operations checked without a divergence."""
+    lines: dict[int, Line] = {}
+    for d in cell.divergences:
+        line = dash.causes.line(d)
+        if line is not None:
+            lines.setdefault(id(line), line)
+    ordered = sorted(
+        lines.values(), key=lambda ln: (ln.op, ln.status != "new", ln.known or "", ln.kind, ln.actual)
+    )
+    quiet = sorted((set(cell.cases) | set(cell.unsupported)) - {ln.op for ln in ordered})
+    new, known = cell.counts()
+    parts = [
+        f"<h1>{e(row.label())} · {e(family)}</h1>",
+        f"<p>{new} new and {known} known distinct divergence(s) in {run_line(dash.data, cell.run_id)}; "
+        f"{sum(cell.cases.values())} case(s) checked.</p><p class=muted>A line per operation and cause, its "
+        f"inputs' first {INPUTS_SHOWN}; an op leads to its cause's page, inputs in bold to their own.</p>",
+    ]
+    rows, seen = [], set()
+    for line in ordered:
+        cells = cell_line(dash, line, "../")
+        if line.op not in seen:
+            seen.add(line.op)
+            cells[0] = f'<td id="{op_anchor(line.op)}">{cells[0]}</td>'
+        rows.append(cells)
+    parts.append(table(CELL_HEADERS, rows))
+    if dash.page_cap_hit and any(not d.known and d.page not in dash.pages for d in cell.divergences):
+        parts.append(
+            f"<p class=muted>Some divergences of no registry entry have no page of their own (their inputs are "
+            f"not in bold): to keep the dashboard small, pages are written for {len(dash.pages)} divergences, "
+            "new ones first. Their cause's page shows each with its minimal example.</p>"
         )
+    parts.append(cause_table(dash, ordered))
+    if quiet:
+        listed = ", ".join(f"{e(op)} (unsupported)" if op not in cell.cases else e(op) for op in quiet)
+        parts.append(f"<p class=muted>Checked without a divergence ({len(quiet)} operations): {listed}.</p>")
+    dash.site.page(
+        list_path(row, family), f"{row.label()} {family}", "\n".join(parts), here=VIEW_PAGES[row.view]
+    )
+
+
+def cause_table(dash: Context, lines: list[Line]) -> str:
+    """The cell's divergences by cause, largest first."""
+    counted: dict[str, list[Line]] = {}
+    for line in lines:
+        page = dash.causes.page(line.divergences[0])
+        if page is not None:
+            counted.setdefault(page, []).append(line)
+    listed = [  # the lines above lead to each cause's page
+        f"{e(dash.causes.pages[page].name)} ({sum(len(ln.divergences) for ln in found)} "
+        f"{e(dash.causes.pages[page].status)})"
+        for page, found in sorted(
+            counted.items(), key=lambda kv: (-sum(len(ln.divergences) for ln in kv[1]), kv[0])
+        )
+    ]
+    return f"<p><b>By cause</b>, largest first: {', '.join(listed)}.</p>"

@@ -43,11 +43,11 @@ def modes(dash: Context) -> None:
             continue
         parts.append(f"<p class=muted>{new} new and {len(found) - new} known distinct divergence(s)</p>")
         lines = [
-            [e(d.family)] + divergence_line(d, "", dash.pages, reference="mode:eager")
+            [e(d.family)] + divergence_line(dash, d, "", reference="mode:eager")
             for d in found[:MODE_LIST_CAP]
         ]
         parts.append(table(HEADERS, lines) + capped_note(MODE_LIST_CAP, len(found), "divergences"))
-        unlinked = unlinked or any(d.page not in dash.pages for d in found[:MODE_LIST_CAP])
+        unlinked = unlinked or any(dash.href(d) is None for d in found[:MODE_LIST_CAP])
     if unlinked:
         parts.append(
             f"<p class=muted>Operations without a link have no page: to keep the dashboard small, pages "

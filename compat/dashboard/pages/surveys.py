@@ -91,7 +91,8 @@ def out_of_bounds(dash: Context) -> str:
             record = bodies[d.record_id]
             text = describe_outcome(record.get("actual") or {})
             call = (record.get("example") or {}).get("call", "")
-            link = f'<a href="{d.page}">{e(text)}</a>' if d.page in dash.pages else e(text)
+            href = dash.href(d)
+            link = f'<a href="{href}">{e(text)}</a>' if href else e(text)
             row.append(f'<td class={"new" if d.status == "new" else "known"} title="{e(call)}">{link}</td>')
         body.append(row)
     parts.append(

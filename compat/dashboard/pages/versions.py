@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 
+from compat.dashboard.charts.lines import Series, line_chart
 from compat.dashboard.context import Context
 from compat.dashboard.data import VIEWS, MatrixRow
 from compat.dashboard.html import LEGEND, capped_note, e, slug, table
@@ -109,6 +110,7 @@ def versions(dash: Context) -> None:
                         f"{len(diff[1])} gone</a></td>"
                     )
             body.append(cells)
+        parts.append(version_chart(dash, rows, families, diffs))
         parts.append(table(head, body, "matrix"))
         for a, b in steps:
             for family in families:
@@ -132,7 +134,7 @@ def versions(dash: Context) -> None:
                 for label, items in ((f"appeared in {b.version}", appeared), (f"gone in {b.version}", gone)):
                     if items:
                         items = sorted(items, key=lambda d: (d.status != "new", d.op, d.inputs))
-                        lines = [divergence_line(d, "", dash.pages) for d in items[:CHANGES_CAP]]
+                        lines = [divergence_line(dash, d, "") for d in items[:CHANGES_CAP]]
                         parts.append(
                             f"<details{' open' if len(items) <= 10 else ''}><summary><b>{e(label)}</b> "
                             f"({len(items)})</summary>"
@@ -141,6 +143,33 @@ def versions(dash: Context) -> None:
                             + "</details>"
                         )
     dash.site.page("versions.html", "Versions", "\n".join(parts), here="versions.html")
+
+
+def version_chart(dash: Context, rows: list[MatrixRow], families: list[str], diffs: dict) -> str:
+    """New and known divergences at each version (its latest run of each family), and those fixed
+    from the version before (gone, among the operations both checked)."""
+    new, known, fixed = [], [], []
+    for i, row in enumerate(rows):
+        cells = [dash.data.cells[(row.key, f)] for f in families if (row.key, f) in dash.data.cells]
+        new.append(sum(c.counts()[0] for c in cells))
+        known.append(sum(c.counts()[1] for c in cells))
+        if i == 0:
+            fixed.append(None)
+            continue
+        steps = [diffs[(rows[i - 1].version, row.version, f)] for f in families]
+        fixed.append(sum(len(step[1]) for step in steps if step))
+    first = rows[0]
+    where = (first.device or "default device") + (f" vs {first.versus}" if first.against else "")
+    return line_chart(
+        f"{first.backend_id} on {where}: divergences per version",
+        [r.version for r in rows],
+        [Series("new", new, 0), Series("known", known, 1), Series("fixed", fixed, 2)],
+        f"{first.name or first.backend_id} version (oldest first)",
+        "divergences (count)",
+    ) + (
+        "<p class=muted>New (solid, circles) and known (dashed, squares) in each version's latest runs; fixed "
+        "(dotted, triangles): gone since the version before, among the operations both checked.</p>"
+    )
 
 
 def version_step(

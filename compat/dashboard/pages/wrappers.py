@@ -8,7 +8,6 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 
 from compat.dashboard.context import Context
-from compat.dashboard.data import divergence_page
 from compat.dashboard.html import e, facts_table, readable, table
 from compat.dashboard.pages.common import run_line
 from compat.results import aggregate, wrapper_table
@@ -50,7 +49,7 @@ def change_row(dash: Context, change: wrapper_table.Change) -> list[str]:
     cls = {wrapper_table.REMOVED: "clean", wrapper_table.UNCONFIRMED: "muted"}.get(change.change, added)
     links = [
         f'<a href="{page}"><code>{e(key.inputs)}</code></a>'
-        if (page := divergence_page(key, change.version)) in dash.pages
+        if (page := dash.href_of(key, change.version))
         else f"<code>{e(key.inputs)}</code>"
         for key, _ in change.divergences[:LINKS_SHOWN]
     ]
