@@ -26,6 +26,7 @@ MEANING = {
     "known": "a registry entry: documented, accepted divergences",
     "new": "divergences no registry entry covers: probably one bug (of the backend, or of its adapter)",
     "standard": "divergences from NumPy where the row gives the result the standard states",
+    "contract": "differences a clause of the device's documented contract allows (compat/core/contracts.py)",
 }
 
 

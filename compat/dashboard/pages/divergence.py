@@ -23,6 +23,7 @@ def divergence_page(dash: Context, d: StoredDivergence, record: dict) -> None:
         "new": "a divergence the registry does not know: probably a bug of the backend (or of its adapter)",
         "standard": "differs from NumPy and gives the result the standard states: "
         + e(record.get("follows") or ""),
+        "contract": "differs, as the device's documented contract allows: " + e(record.get("contract") or ""),
     }.get(d.status, "a known, documented divergence")
     parts = [
         f"<h1>{e(title)}</h1>",
