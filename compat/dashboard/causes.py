@@ -9,8 +9,9 @@ an error by its class and message shape, read from the record's body)."""
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
+from compat.core.row import Row
 from compat.dashboard.data import Data, MatrixRow, StoredDivergence
 from compat.dashboard.html import readable, slug
 from compat.results import causes
@@ -40,7 +41,7 @@ class Cited:
     @property
     def where(self) -> str:
         """The record's row: 'torch~compile@apu:0' (compat.core.row's text)."""
-        return self.key.backend_id + (f"@{self.key.device}" if self.key.device else "")
+        return str(replace(Row.parse(self.key.backend_id), device=self.key.device))
 
     @property
     def op(self) -> str:

@@ -196,7 +196,7 @@ def short_row(row: MatrixRow) -> str:
     """A row as a line of the cause's page names it: its id, version and device."""
     return (
         f"{row.backend_id} {row.version}"
-        + (f"@{row.device}" if row.device else "")
+        + (f" on {row.device}" if row.device else "")
         + (f" vs {row.versus}" if row.against else "")
     )
 
