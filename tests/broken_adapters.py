@@ -15,7 +15,9 @@ import numpy as np
 from compat.adapters.broken import with_values
 from compat.adapters.jax import JaxAdapter  # these import their framework only when used
 from compat.adapters.numpy import NumpyAdapter
+from compat.adapters.placement import Placement
 from compat.adapters.torch import TorchAdapter
+from compat.adapters.values import Values
 from compat.core.outcome import Outcome
 from compat.devices import PluginDevices
 
@@ -88,7 +90,7 @@ class RaisesSystemErrorEveryOtherCall(NumpyAdapter):
             type(self).raised += 1
             if type(self).raised % 2:
                 error = SystemError("<built-in function add> returned a result with an exception set")
-                return Outcome(error=error, error_category=self.classify(error))
+                return Outcome(error=error, error_category=self.values.classify(error))
         return outcome
 
 
@@ -246,22 +248,28 @@ class PluginAndAccelerators(PluginDevices):
         return {"gpu:0": None, "tpu:0": "no TPU on this machine"}
 
 
+class PlacedValues(Values):
+    def from_numpy(self, array, device):
+        placed = np.array(array).view(Placed)
+        placed.placed_on = device or self.adapter.reference_device
+        return placed
+
+
+class TwoKindsOfDevice(Placement):
+    def device_of(self, value):
+        return getattr(value, "placed_on", self.adapter.reference_device)
+
+    def devices(self):
+        return ["cpu:0", "apu:0", "gpu:0"]
+
+
 class OnTwoDeviceKinds(NumpyAdapter):
     """NumPy with devices of two kinds: a plug-in's ``apu:0`` and an accelerator, ``gpu:0``."""
 
     name = "on_two_device_kinds"
     plugin = PluginAndAccelerators()
-
-    def from_numpy(self, array, device):
-        placed = np.array(array).view(Placed)
-        placed.placed_on = device or self.reference_device
-        return placed
-
-    def device_of(self, value):
-        return getattr(value, "placed_on", self.reference_device)
-
-    def devices(self):
-        return ["cpu:0", "apu:0", "gpu:0"]
+    Values = PlacedValues
+    Placement = TwoKindsOfDevice
 
 
 class TwoDeviceKinds(OnTwoDeviceKinds):
@@ -285,6 +293,11 @@ DEVICE_LOST = []  # this process's device-side assert, once one happened (a CUDA
 ASSERTING_INDEX = (3,)  # an integer past the end of an axis of 3: the index the device asserts on
 
 
+class ProbedAfterTheAssert(TwoKindsOfDevice):
+    def probe(self, device):
+        return "RuntimeError: CUDA error: unspecified launch failure" if DEVICE_LOST else None
+
+
 class PoisonsItsDevice(OnTwoDeviceKinds):
     """An accelerator, ``gpu:0``, that checks one index with a device-side assert, as CUDA kernels
     do: ``x[3]`` of an axis of 3 raises a CUDA error there, and from then on every call of the
@@ -292,19 +305,17 @@ class PoisonsItsDevice(OnTwoDeviceKinds):
     Any other index out of bounds raises IndexError, as NumPy's."""
 
     name = "poisons_its_device"
+    Placement = ProbedAfterTheAssert
 
     def call(self, op, args, kwargs=None, device=None):
         if DEVICE_LOST:
             error = RuntimeError(f"CUDA error: unspecified launch failure (pid {os.getpid()})")
-            return Outcome(error=error, error_category=self.classify(error))
+            return Outcome(error=error, error_category=self.values.classify(error))
         if device == "gpu:0" and op == "getitem" and asserts(*args):
             DEVICE_LOST.append(os.getpid())
             error = RuntimeError("CUDA error: device-side assert triggered")
-            return Outcome(error=error, error_category=self.classify(error))
+            return Outcome(error=error, error_category=self.values.classify(error))
         return super().call(op, args, kwargs, device)
-
-    def probe(self, device):
-        return "RuntimeError: CUDA error: unspecified launch failure" if DEVICE_LOST else None
 
 
 def asserts(x, index=None, *_) -> bool:

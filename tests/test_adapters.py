@@ -10,7 +10,7 @@ import pytest
 
 from compat.core import dtypes
 from compat.core.source import array_source
-from compat.harness.selection import select
+from compat.harness.plan import select
 
 # bit patterns that a conversion through another dtype can change: NaNs of both signs
 # with payloads (quiet and signalling), -0.0, the smallest subnormal, infinity
@@ -32,7 +32,7 @@ def patterned(dtype: str, shape: tuple) -> tuple[np.ndarray, np.ndarray]:
     return array, array.view(bits.dtype)
 
 
-INSTALLED, _, _ = select(None, [])  # every config of every installed backend, as a default run has them
+INSTALLED = select(None, []).adapters  # every config of every installed backend, as a default run has them
 
 
 @pytest.mark.parametrize("adapter", INSTALLED, ids=lambda a: a.id)
@@ -40,12 +40,12 @@ INSTALLED, _, _ = select(None, [])  # every config of every installed backend, a
 @pytest.mark.parametrize("shape", [(7,), (), (7, 1)], ids=str)
 def test_round_trip_through_the_backend_keeps_every_bit(adapter, dtype, shape):
     try:
-        adapter.dtype(dtype)
+        adapter.values.dtype(dtype)
     except TypeError as lacking:  # a dtype the backend has none of (array_api_strict's float16)
         pytest.skip(str(lacking))
     array, bits = patterned(dtype, shape)
     with adapter.context():
-        back = adapter.to_numpy(adapter.from_numpy(array, None))
+        back = adapter.values.to_numpy(adapter.values.from_numpy(array, None))
     assert back.dtype == array.dtype and back.shape == array.shape
     assert back.view(bits.dtype).tolist() == bits.tolist(), [hex(b) for b in back.view(bits.dtype).ravel()]
 

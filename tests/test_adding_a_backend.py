@@ -120,7 +120,7 @@ def test_a_passed_check_is_kept_until_a_mapping_changes(tmp_path, monkeypatch):
     Renamed().check_operations()
     resolved = []
     with monkeypatch.context() as patch:
-        patch.setattr(Renamed, "resolve", lambda self, path: resolved.append(path))
+        patch.setattr(Renamed.Spelling, "resolve", lambda self, path: resolved.append(path))
         Renamed().check_operations()
     assert resolved == []  # kept: nothing imported or resolved again
     Renamed.OPS = {**NumpyAdapter.OPS, "sqrt": "np.sqrtt"}

@@ -7,7 +7,7 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 from compat.core.row import Row
-from compat.harness.selection import beside_once
+from compat.harness.plan import Plan, beside_once
 
 
 class Item:
@@ -17,14 +17,12 @@ class Item:
         self.beside = beside
 
     def get_closest_marker(self, name):
-        return object() if name == "compat_examples" and self.beside else None
+        return object() if name == "compat_beside" and self.beside else None
 
 
 def session(full_size=False, seed=0):
-    torch = SimpleNamespace(id="torch", plugin=None, share_families=None)
-    return SimpleNamespace(
-        adapters=[torch], full_size=full_size, seed=seed, device_share=None, mode_share=0.2
-    )
+    torch = SimpleNamespace(id="torch", plugin=None)
+    return SimpleNamespace(adapters=[torch], seed=seed, plan=Plan(full_size=full_size, mode_share=0.2))
 
 
 def items_of(row: Row) -> list[Item]:

@@ -10,11 +10,11 @@ import numpy as np
 import pytest
 
 from compat.adapters import load_adapter
-from compat.harness.selection import outside_config, select, share_of
+from compat.harness.plan import select
 from compat.specs import FAMILIES
 from tests.helpers import output, run
 
-AVAILABLE = {a.name for a in select(None, [])[0]}
+AVAILABLE = {a.name for a in select(None, []).adapters}
 
 # (config selector, the default config's selector, op, args, what the config gives, what the default gives):
 # a raised exception's type name, or the result's dtype
@@ -117,35 +117,49 @@ def test_the_reproducers_setup_lines_put_the_backend_into_the_config(
 
 
 def test_the_default_run_checks_each_share_config_on_the_families_it_changes():
-    chosen = select(None, [])[0]
+    plan = select(None, [])
     shared = {
-        a.id: a for a in chosen if a.share_families is not None and a.label
-    }  # wrappers: test_namespaces; Dask's own row: test_dask
-    for adapter in chosen:
-        for label in type(adapter).SHARE_CONFIGS:
-            assert adapter.share_families is not None or f"{adapter.name}[{label}]" in shared
+        a.id: a for a in plan.adapters if a.id in plan.families
+    }  # wrappers: test_namespaces; Dask: test_dask
+    for adapter in plan.adapters:
+        for label in type(adapter).CONFIG_FAMILIES:
+            assert adapter.id in plan.families or f"{adapter.name}[{label}]" in shared
     assert shared, "no share config in the default run"
     for adapter in shared.values():
-        assert adapter.label in type(adapter).CONFIGS
-        assert set(adapter.share_families) <= set(FAMILIES)
-        family = adapter.share_families[0]
-        assert outside_config(adapter, family) is None
-        assert share_of(adapter, None, "eager", None, 0.05) < 1  # a share of the examples
-        other = next(f for f in FAMILIES if f not in adapter.share_families)
-        assert outside_config(adapter, other) == f"config {adapter.label} changes only " + ", ".join(
-            adapter.share_families
+        families = plan.families[adapter.id]
+        assert (
+            adapter.label in type(adapter).CONFIGS
+            and families == type(adapter).CONFIG_FAMILIES[adapter.label]
         )
-        assert outside_config(adapter, "known") is None  # its registry examples replay, whatever their family
+        assert set(families) <= set(FAMILIES)
+        assert plan.outside(adapter, families[0]) is None
+        assert plan.share(adapter, None, "eager") < 1  # a share of the examples
+        other = next(f for f in FAMILIES if f not in families)
+        assert plan.outside(adapter, other) == f"config {adapter.label} changes only " + ", ".join(families)
+        assert plan.outside(adapter, "known") is None  # its registry examples replay, whatever their family
     # named on the command line, a config checks every family in full
-    (explicit,) = select(next(iter(shared)), [])[0]
-    assert explicit.share_families is None and outside_config(explicit, "indexing") is None
-    assert share_of(explicit, None, "eager", None, 0.05) == 1.0
+    named = select(next(iter(shared)), [])
+    (explicit,) = named.adapters
+    assert named.outside(explicit, "indexing") is None and named.share(explicit, None, "eager") == 1.0
 
 
 def test_every_config_users_set_runs_in_the_default_run():
     """Issue 32's acceptance: each config besides a backend's defaults is a share row of the
     default run, on the families its survey showed it changes."""
-    for adapter in select(None, [])[0]:
+    for adapter in select(None, []).adapters:
         kind = type(adapter)
-        assert set(kind.SHARE_CONFIGS) == set(kind.CONFIGS) - set(kind.DEFAULT_CONFIGS), kind.name
-        assert all(families for families in kind.SHARE_CONFIGS.values()), kind.name
+        assert set(kind.CONFIG_FAMILIES) == set(kind.CONFIGS) - set(kind.DEFAULT_CONFIGS), kind.name
+        assert all(families for families in kind.CONFIG_FAMILIES.values()), kind.name
+
+
+def test_the_header_says_each_rows_share_families_and_why():
+    plan = select(None, [])
+    lines = plan.lines()
+    every = lines[0].removeprefix("compat: every example: ").split(", ")
+    assert every == [a.id for a in plan.adapters if a.id not in plan.why]
+    for adapter in plan.adapters:
+        if adapter.id in plan.why:
+            (line,) = [line for line in lines[1:] if plan.why[adapter.id] in line]
+            assert "20% of the examples" in line and adapter.id in line
+            if adapter.id in plan.families:
+                assert f"{adapter.id} in {', '.join(plan.families[adapter.id])}" in line

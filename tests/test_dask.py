@@ -10,8 +10,8 @@ import pytest
 from compat.adapters import load_adapter
 from compat.adapters.dask import DaskAdapter, drawn_chunks
 from compat.core.case import Case
+from compat.harness.plan import select
 from compat.harness.reproducer import reproducer
-from compat.harness.selection import outside_config, select, share_of
 from compat.harness.xp import builtin_backends
 from compat.specs import FAMILIES
 
@@ -39,21 +39,29 @@ def test_drawn_chunks_include_size_one_and_uneven_last_chunks():
     assert any(len(set(sizes)) > 2 for sizes in axes)  # cut at random places
 
 
+SEEN = []  # the chunks of each array cumulative_sum_seen was called with
+
+
+def cumulative_sum_seen(x, /, *, axis=None):
+    import array_api_compat.dask.array as xp
+
+    SEEN.append(x.chunks)
+    return xp.cumulative_sum(x, axis=axis)
+
+
+class SeesItsOperands(DaskAdapter):
+    name = "dask_that_sees_its_operands"
+    OPS = {**DaskAdapter.OPS, "cumsum": cumulative_sum_seen}
+
+
 def test_a_chunked_call_splits_its_operands_and_eager_keeps_one_chunk():
-    dask = DaskAdapter()
     x = np.arange(1.0, 10.0)
-    made = {}
-    original = dask.from_numpy
-
-    def spy(array, device):
-        made[dask.chunked] = original(array, device)
-        return made[dask.chunked]
-
-    dask.from_numpy = spy
     for mode in ("eager", "chunked"):
-        assert np.array_equal(dask.call("cumsum", (x,), {"axis": 0}, mode=mode).values, np.cumsum(x))
-    assert made[False].chunks == ((9,),)
-    assert made[True].chunks == drawn_chunks(x) and len(made[True].chunks[0]) > 1
+        assert np.array_equal(
+            SeesItsOperands().call("cumsum", (x,), {"axis": 0}, mode=mode).values, np.cumsum(x)
+        )
+    assert SEEN[0] == ((9,),)
+    assert SEEN[1] == drawn_chunks(x) and len(SEEN[1][0]) > 1
 
 
 def test_the_reproducer_of_a_chunked_call_names_the_chunks():
@@ -65,15 +73,16 @@ def test_the_reproducer_of_a_chunked_call_names_the_chunks():
 
 
 def test_the_default_run_checks_dask_in_every_family_on_a_share():
-    (row,) = [a for a in select(None, [])[0] if a.name == "dask"]
-    assert all(outside_config(row, family) is None for family in (*FAMILIES, "known"))
-    assert share_of(row, None, "eager", None, 0.05) < 1
-    (explicit,) = select("dask", [])[0]  # named, every family on every example
-    assert explicit.share_families is None and share_of(explicit, None, "eager", None, 0.05) == 1.0
+    plan = select(None, [])
+    (row,) = [a for a in plan.adapters if a.name == "dask"]
+    assert all(plan.outside(row, family) is None for family in (*FAMILIES, "known"))
+    assert plan.share(row, None, "eager") < 1
+    named = select("dask", [])  # named, every family on every example
+    assert named.families == {} and named.share(named.adapters[0], None, "eager") == 1.0
 
 
 def test_no_row_imports_dask_arrays_by_dlpack():
     """A Dask array has no __dlpack__: the interchange specs' producers leave Dask out."""
-    chosen = select("numpy,dask", [])[0]
+    chosen = select("numpy,dask", []).adapters
     assert builtin_backends(chosen) == ("numpy",)
-    assert not hasattr(DaskAdapter().from_numpy(np.zeros(2), None), "__dlpack__")
+    assert not hasattr(DaskAdapter().values.from_numpy(np.zeros(2), None), "__dlpack__")

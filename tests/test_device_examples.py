@@ -226,19 +226,18 @@ def test_two_workers_dying_at_once_leave_the_run_to_their_replacements(tmp_path)
 def test_a_plugin_may_declare_a_smaller_share_for_a_device_whose_kernels_are_the_reference_devices():
     from compat.adapters.numpy import NumpyAdapter
     from compat.devices.plugins import JaxCpuDevices
-    from compat.harness.selection import DEVICE_EXAMPLES, share_of
+    from compat.harness.plan import DEVICE_EXAMPLES, REFERENCE_KERNELS_EXAMPLES, Plan
 
-    class WithVirtualDevices(NumpyAdapter):  # share_of reads only the adapter's plugin
+    class WithVirtualDevices(NumpyAdapter):  # the plan reads only the adapter's plugin
         plugin = JaxCpuDevices()
 
-    adapter = WithVirtualDevices()
-    assert share_of(adapter, "cpu:1", "eager", None, 0.1) == JaxCpuDevices.examples_share < DEVICE_EXAMPLES
-    assert share_of(adapter, "gpu:0", "eager", None, 0.1) == DEVICE_EXAMPLES  # a device it does not ship
-    assert share_of(adapter, "cpu:1", "eager", 1.0, 0.1) == 1.0  # --device-examples / --only-devices win
+    adapter, plan = WithVirtualDevices(), Plan(mode_share=0.1)
+    assert plan.share(adapter, "cpu:1", "eager") == REFERENCE_KERNELS_EXAMPLES < DEVICE_EXAMPLES
+    assert plan.share(adapter, "gpu:0", "eager") == DEVICE_EXAMPLES  # a device it does not ship
     assert (
-        share_of(adapter, None, "eager", None, 0.1) == 1.0
-        and share_of(adapter, None, "jit", None, 0.1) == 0.1
-    )
+        Plan(device_share=1.0).share(adapter, "cpu:1", "eager") == 1.0
+    )  # --device-examples / --only-devices win
+    assert plan.share(adapter, None, "eager") == 1.0 and plan.share(adapter, None, "jit") == 0.1
 
 
 def test_a_row_checks_at_least_three_examples_of_a_spec_over_all_its_params():

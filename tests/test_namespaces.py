@@ -10,13 +10,13 @@ import numpy as np
 import pytest
 
 from compat.adapters import AdapterError, BackendMissing, load_adapter, resolve
-from compat.adapters.namespace import DEFAULT_ROWS, PREFIX, SHARE_ROWS, NamespaceAdapter
+from compat.adapters.namespace import PREFIX, NamespaceAdapter
 from compat.core import dtypes, ops
 from compat.core.case import Case
 from compat.core.row import Row
 from compat.harness.checker import backend_info
+from compat.harness.plan import EVERY_EXAMPLE, ON_A_SHARE, parse_device, select
 from compat.harness.reproducer import reproducer
-from compat.harness.selection import outside_config, parse_device, select, share_of
 from compat.results import records, registry
 from compat.specs import FAMILIES
 from tests.helpers import SPECS, output, run_pytest
@@ -80,16 +80,18 @@ def test_keyword_only_arguments_go_by_name_and_values_round_trip_through_dlpack(
     x = np.arange(6.0).reshape(2, 3)
     assert adapter.call("sum", (x, 1)).values.tolist() == [3.0, 12.0]  # sum(x, /, *, axis)
     assert adapter.call("take", (x, np.array([2, 0]), 1)).values.tolist() == [[2.0, 0.0], [5.0, 3.0]]
-    for name in adapter.dtype_table:
+    for name in adapter.values.table:
         values = np.array([0, 1], dtype=name)
-        assert adapter.to_numpy(adapter.from_numpy(values, None)).tobytes() == values.tobytes(), name
+        assert (
+            adapter.values.to_numpy(adapter.values.from_numpy(values, None)).tobytes() == values.tobytes()
+        ), name
     refused = adapter.call("add", (x.astype(np.float16), x))
     assert refused.error_category == "dtype" and "no dtype float16" in str(refused.error)
 
 
 def test_devices_are_the_namespaces_by_its_own_names():
     adapter = load_adapter(STRICT)
-    assert adapter.reference_device == "CPU_DEVICE" and "device1" in adapter.devices()
+    assert adapter.reference_device == "CPU_DEVICE" and "device1" in adapter.placement.devices()
     moved = adapter.call("to_device", (np.arange(3.0), "device1"))
     assert moved.device == "device1" and moved.values.tolist() == [0.0, 1.0, 2.0]
     assert parse_device(f"{STRICT}:device1", [adapter]) == (STRICT, "device1")
@@ -97,18 +99,19 @@ def test_devices_are_the_namespaces_by_its_own_names():
 
 
 def test_the_default_run_has_strict_on_every_example_and_the_wrappers_on_a_share_of_every_family():
-    chosen = {a.id: a for a in select(None, [])[0]}
-    assert [PREFIX + module for module in DEFAULT_ROWS] == [STRICT]
-    assert share_of(chosen[STRICT], None, "eager", None, 0.05) == 1.0
-    wrappers = {PREFIX + module for module in SHARE_ROWS}
+    plan = select(None, [])
+    chosen = {a.id: a for a in plan.adapters}
+    assert EVERY_EXAMPLE == (STRICT,)
+    assert plan.share(chosen[STRICT], None, "eager") == 1.0
+    wrappers = {name for name in ON_A_SHARE if name.startswith(PREFIX)}
     assert wrappers == {WRAPS_NUMPY, WRAPS_TORCH}
     assert {name for name in chosen if name.startswith(PREFIX)} == {STRICT} | wrappers
     for name in wrappers:
         assert chosen[name].wraps in chosen  # beside its framework's own row
-        assert share_of(chosen[name], None, "eager", None, 0.05) < 1
-        assert all(outside_config(chosen[name], family) is None for family in FAMILIES)
-    (named,) = select(WRAPS_TORCH, [])[0]  # named on the command line: every example
-    assert share_of(named, None, "eager", None, 0.05) == 1.0
+        assert plan.share(chosen[name], None, "eager") < 1
+        assert all(plan.outside(chosen[name], family) is None for family in FAMILIES)
+    named = select(WRAPS_TORCH, [])  # named on the command line: every example
+    assert named.share(named.adapters[0], None, "eager") == 1.0
 
 
 def test_a_wrapper_is_the_generic_adapter_and_its_records_name_the_framework_it_wraps():
@@ -172,8 +175,8 @@ def test_a_wrapper_makes_reads_and_classifies_its_frameworks_arrays_as_the_frame
     adapter = load_adapter(WRAPS_TORCH)
     bits = np.array([0x3FC0, 0x7FC1, 0xFF80, 0x8000], dtype=np.uint16)  # 1.5, NaN with a payload, -inf, -0
     values = bits.view(dtypes.to_numpy("bfloat16"))
-    back = adapter.to_numpy(adapter.from_numpy(values, None))
+    back = adapter.values.to_numpy(adapter.values.from_numpy(values, None))
     assert back.dtype == values.dtype and back.view(np.uint16).tolist() == bits.tolist()
     into_int = adapter.call("__iadd__", (np.array([1, 2], dtype=np.int32), 1.5))
     assert into_int.error is not None and into_int.error_category == "dtype"  # torch's "can't be cast"
-    assert "torch.asarray" in adapter.array_source("x0", "bfloat16")  # reproducers make torch's arrays
+    assert "torch.asarray" in adapter.spelling.array("x0", "bfloat16")  # reproducers make torch's arrays

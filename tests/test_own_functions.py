@@ -219,7 +219,7 @@ def test_no_array_namespace_is_said_exactly_of_the_backends_whose_arrays_it_refu
             (adapter,) = adapters.resolve(name)[:1]
         except adapters.BackendMissing:
             continue
-        x = adapter.from_numpy(np.ones(2, dtype=np.float32), None)
+        x = adapter.values.from_numpy(np.ones(2, dtype=np.float32), None)
         try:
             array_namespace(x)
             refused = False

@@ -24,10 +24,10 @@ from compat.core import dtypes, ops
 from compat.core.case import Case
 from compat.core.programs import Node, Program
 from compat.core.source import backend_array
+from compat.harness.plan import select
 from compat.harness.references import NumPy
 from compat.harness.reproducer import is_native, reproducer
 from compat.harness.runner import Runner
-from compat.harness.selection import select
 from compat.judge import oracle
 from tests.helpers import Jobs, output, run
 
@@ -38,7 +38,7 @@ pytestmark = [
 
 # compat's adapters whose reproducers call the framework itself; the others' (the Array API namespace
 # adapter's) call the adapter, as the harness did (tests/test_namespaces.py runs one)
-INSTALLED = [a for a in select(None, [])[0] if is_native(a)]
+INSTALLED = [a for a in select(None, []).adapters if is_native(a)]
 
 
 def x(slot=0):
@@ -107,7 +107,7 @@ def agreement(spec: str) -> list[str]:
     ):  # devices run the first config
         try:
             adapter.plugin.prepare()
-            devices += [d for d in adapter.plugin_devices() if d in adapter.devices()]
+            devices += [d for d in adapter.placement.plugin_devices() if d in adapter.placement.devices()]
         except DeviceBuildError:
             pass
     problems = []
@@ -145,7 +145,7 @@ def agreement(spec: str) -> list[str]:
                     problems.append(f"{where}: harness {harness.describe()}, reproducer {result!r}\n{text}")
                 continue
             with adapter.context():
-                again = adapter.outcome(result)
+                again = adapter.values.outcome(result)
             if not ops.get(op).specified_values:  # empty: the values are whatever memory held
                 harness, again = oracle.without_values(harness), oracle.without_values(again)
             mismatches = oracle.compare(harness, again, exactness=oracle.Exactness.COMPUTED)

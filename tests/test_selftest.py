@@ -41,7 +41,7 @@ def test_every_plugin_fault_is_detected(tmp_path):
         pytest.skip("neither tensorflow nor torch is installed")
     blocked = without(tmp_path, "fastjsonschema", "jsonschema")
     expected = {
-        (str(Row.of(a.id, device=a.plugin_devices()[0])), fault)
+        (str(Row.of(a.id, device=a.placement.plugin_devices()[0])), fault)
         for a in backends
         for fault in ["(none)", *selftest.faults_of(a)]
     }

@@ -42,7 +42,7 @@ def test_prefer_float32_makes_float_literals_float32():
 
 def test_config_is_recorded_with_the_reproducer_setup():
     prefer = load_adapter("tensorflow[prefer_float32]")
-    assert prefer.setup_lines() == [
+    assert prefer.spelling.setup() == [
         "tnp.experimental_enable_numpy_behavior(dtype_conversion_mode='legacy', prefer_float32=True)"
     ]
 

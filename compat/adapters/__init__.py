@@ -8,7 +8,8 @@ import importlib
 import importlib.metadata
 
 from compat.adapters import namespace
-from compat.adapters.base import Adapter, AdapterError, BackendMissing, Unsupported, unsupported
+from compat.adapters.base import Adapter
+from compat.adapters.declared import AdapterError, BackendMissing, Unsupported, unsupported
 from compat.core.source import backend_array
 
 __all__ = [

@@ -15,15 +15,24 @@ like a backend that is not installed.
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import importlib.util
 import re
 
 import numpy as np
 
-from compat.adapters.base import Adapter, BackendMissing, probed, unsupported
-from compat.adapters.namespace import INSPECTION, QUESTIONS, NamespaceAdapter, standard_ops
+from compat.adapters.base import Adapter
+from compat.adapters.declared import BackendMissing, unsupported
+from compat.adapters.namespace import (
+    INSPECTION,
+    QUESTIONS,
+    NamespaceAdapter,
+    NamespacePlacement,
+    NamespaceSpelling,
+    NamespaceValues,
+    standard_ops,
+)
+from compat.adapters.placement import probed
 from compat.devices import cuda
 
 DOTTED = re.compile(r"xp(\.\w+)+")
@@ -66,11 +75,60 @@ class CupyInfo:
         return {name: self.cupy.dtype(name) for name in STANDARD_DTYPES}
 
 
+def device_source(name: str) -> str:
+    return f"xp.cuda.Device({int(name.partition(':')[2] or 0)})"
+
+
+class CupySpelling(NamespaceSpelling):
+    # copies to and from the GPU, of the current device (the scope's)
+    def array(self, variable, dtype, device=None):
+        return f"xp.asarray({variable})"
+
+    def scope(self, device):
+        return device_source(device) if device else None
+
+
+class CupyValues(NamespaceValues):
+    def to_numpy(self, value):
+        xp = self.adapter.xp
+        return xp.asnumpy(value) if isinstance(value, xp.ndarray) else np.asarray(value)
+
+
+class CupyPlacement(NamespacePlacement):
+    """CUDA devices by number, cuda:0 the reference."""
+
+    def devices(self):
+        return [f"cuda:{i}" for i in range(self.adapter.xp.cuda.runtime.getDeviceCount())]
+
+    def device_object(self, name):
+        return self.adapter.spelling.evaluate(device_source(name))
+
+    def device_of(self, value):
+        device = getattr(value, "device", None)
+        return None if device is None else f"cuda:{getattr(device, 'id', 0)}"
+
+    def probe(self, device):
+        """Its GPU (the default device too) after a failed call: a launch failure leaves the
+        process's CUDA context unusable."""
+        xp = self.adapter.xp
+        on = self.device_object(device or self.adapter.reference_device)
+
+        def computes():
+            with on:
+                on.synchronize()
+                (xp.ones(2) + 1).get()
+
+        return probed(computes)
+
+
 class CupyAdapter(NamespaceAdapter):
     name = "cupy"
     requires = "cupy"
     module = "cupy"
     imports = {"np": "numpy", "xp": "cupy"}
+    Spelling = CupySpelling
+    Values = CupyValues
+    Placement = CupyPlacement
     OPS = standard_ops()
     reference_device = "cuda:0"
     device_lost = (
@@ -129,44 +187,3 @@ class CupyAdapter(NamespaceAdapter):
                 "has 'minimal support' since CuPy 14, outside the namespace compat checks"
             )
         return super().unsupported_dtype(name)
-
-    # -- values: copies to and from the GPU --------------------------------------------
-    def from_numpy(self, array, device):
-        self.dtype(array.dtype.name)  # a TypeError where CuPy has no such dtype (bfloat16)
-        with self.device_scope(device):
-            return self.xp.asarray(np.array(array))
-
-    def array_source(self, variable, dtype, device=None):
-        return f"xp.asarray({variable})"
-
-    def to_numpy(self, value):
-        return self.xp.asnumpy(value) if isinstance(value, self.xp.ndarray) else np.asarray(value)
-
-    # -- devices: CUDA devices by number, cuda:0 the reference ---------------------------
-    def devices(self):
-        return [f"cuda:{i}" for i in range(self.xp.cuda.runtime.getDeviceCount())]
-
-    def device_object(self, name):
-        return self.xp.cuda.Device(int(name.partition(":")[2] or 0))
-
-    def device_of(self, value):
-        device = getattr(value, "device", None)
-        return None if device is None else f"cuda:{getattr(device, 'id', 0)}"
-
-    def probe(self, device):
-        """Its GPU (the default device too) after a failed call: a launch failure leaves the
-        process's CUDA context unusable."""
-        on = self.device_object(device or self.reference_device)
-
-        def computes():
-            with on:
-                on.synchronize()
-                (self.xp.ones(2) + 1).get()
-
-        return probed(computes)
-
-    def device_scope(self, device):
-        return self.device_object(device) if device else contextlib.nullcontext()
-
-    def scope_source(self, device):
-        return f"with xp.cuda.Device({int(device.partition(':')[2] or 0)}):" if device else None

@@ -15,14 +15,15 @@ cheapest); where Dask's configuration names a distributed scheduler (``scheduler
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import zlib
 
 import numpy as np
 
-from compat.adapters.base import Adapter, unsupported
-from compat.adapters.namespace import NamespaceAdapter, standard_target
+from compat.adapters.base import Adapter
+from compat.adapters.declared import unsupported
+from compat.adapters.interchange import Interchange
+from compat.adapters.namespace import NamespaceAdapter, NamespaceSpelling, standard_target
 from compat.core import ops
 
 NAMESPACE = "array_api_compat.dask.array"
@@ -79,22 +80,46 @@ def client(address: str):
     return Client(address, set_as_default=False)
 
 
+def in_drawn_chunks(operand):
+    """A Dask array operand in the chunks ``drawn_chunks`` draws for its values; a number as it is."""
+    import dask.array as da
+
+    return operand.rechunk(drawn_chunks(np.asarray(operand))) if isinstance(operand, da.Array) else operand
+
+
+class DaskSpelling(NamespaceSpelling):
+    def array(self, variable, dtype, device=None):
+        # in one chunk (an array of a test case is far below Dask's automatic chunk size)
+        if device is None or device == self.adapter.reference_device:
+            return f"xp.asarray({variable})"
+        index = self.adapter.info.devices().index(self.adapter.placement.device_object(device))
+        return f"xp.asarray({variable}, device=xp.__array_namespace_info__().devices()[{index}])"
+
+    def mode_notes(self, case, mode: str) -> list[str]:
+        """What the reproducer of a call in ``mode`` says of its operands: the chunks of each."""
+        return [
+            f"{mode}: {name} in chunks {drawn_chunks(array)} (compat.adapters.dask.drawn_chunks({name}))"
+            for name, array in case.arrays().items()
+        ]
+
+
+class DaskInterchange(Interchange):
+    exports = False  # a Dask array has no __dlpack__: other rows import no arrays of it
+
+
 class DaskAdapter(NamespaceAdapter):
     name = "dask"
     requires = "dask"
     module = NAMESPACE
     imports = {"np": "numpy", "xp": NAMESPACE}
+    Spelling = DaskSpelling
+    Interchange = DaskInterchange
     OPS = {**{op.name: standard_target(op) for op in ops.TABLE if op.python is None}, **MISSING}
     MODES = {
         "eager": "each array in one chunk",
-        "chunked": "each array operand in chunks of sizes drawn per axis (1, even with an uneven last, cut)",
+        "chunked": "each array operand rechunked to sizes drawn per axis (1, even with an uneven last, cut)",
     }
     DEFAULT_MODES = ("chunked",)
-    # each Dask call builds a graph and computes it: the default run checks a share of the examples
-    # (``--backends dask`` every example)
-    default_run_share = True
-    exports_dlpack = False  # a Dask array has no __dlpack__: other rows import no arrays of it
-    chunked = False  # while a call runs in the chunked mode: from_numpy splits arrays into drawn chunks
 
     def distribution(self) -> str:
         return "dask"
@@ -105,42 +130,10 @@ class DaskAdapter(NamespaceAdapter):
     def context(self, mode="eager"):
         import dask
 
-        stack = contextlib.ExitStack()
         address = dask.config.get("scheduler-address", None)
-        stack.enter_context(dask.config.set(scheduler=client(address) if address else "synchronous"))
-        if mode == "chunked":
-            stack.enter_context(self.splitting())
-        return stack
-
-    @contextlib.contextmanager
-    def splitting(self):
-        self.chunked = True
-        try:
-            yield
-        finally:
-            self.chunked = False
+        return dask.config.set(scheduler=client(address) if address else "synchronous")
 
     def compile(self, mode, function):
         if mode != "chunked":
             return super().compile(mode, function)
-        return function  # its operands were split into chunks as they were made (from_numpy)
-
-    def mode_notes(self, case, mode: str) -> list[str]:
-        """What the reproducer of a call in ``mode`` says of its operands: the chunks of each."""
-        return [
-            f"{mode}: {name} in chunks {drawn_chunks(array)} (compat.adapters.dask.drawn_chunks({name}))"
-            for name, array in case.arrays().items()
-        ]
-
-    def from_numpy(self, array, device):
-        import dask.array as da
-
-        self.dtype(array.dtype.name)  # a TypeError where the namespace has no such dtype
-        chunks = drawn_chunks(array) if self.chunked else array.shape
-        value = da.from_array(np.array(array), chunks=chunks)  # a copy: in-place operators write it
-        if device is not None and device != self.reference_device:
-            value = value.to_device(self.device_object(device))
-        return value
-
-    def to_numpy(self, value):
-        return np.asarray(value)  # computes it, on the scheduler of the call's context
+        return lambda *operands: function(*(in_drawn_chunks(operand) for operand in operands))

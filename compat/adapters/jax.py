@@ -21,7 +21,9 @@ import os
 import numpy as np
 
 from compat.adapters import patches
-from compat.adapters.base import INSPECTION, Adapter, probed
+from compat.adapters.base import INSPECTION, Adapter
+from compat.adapters.placement import Placement, probed
+from compat.adapters.spelling import Setting, Spelling
 from compat.core import cache, ops
 from compat.devices import cuda
 from compat.devices.plugins import JaxCpuDevices
@@ -40,12 +42,87 @@ FUNCTIONS = (
 )
 
 
+def option(key: str, name: str) -> Setting:
+    """JAX's configuration option ``name``, as a config's ``key`` sets it."""
+
+    def read():
+        import jax
+
+        value = getattr(jax.config, name)
+        return {key: getattr(value, "value", value)}  # an option of several values is an Enum
+
+    return Setting(f'jax.config.update("{name}", {{{key}!r}})', read)
+
+
+def device_object(name: str):
+    import jax
+
+    platform, _, index = name.partition(":")
+    return jax.devices(platform)[int(index or 0)]
+
+
+def device_source(name: str) -> str:
+    platform, _, index = name.partition(":")
+    return f"jax.devices({platform!r})[{index or 0}]"
+
+
+class JaxSpelling(Spelling):
+    settings = (
+        option("x64", "jax_enable_x64"),
+        option("rank_promotion", "jax_numpy_rank_promotion"),
+        option("dtype_promotion", "jax_numpy_dtype_promotion"),
+    )
+
+    def array(self, variable, dtype, device=None):
+        if device is None:
+            return f"jnp.asarray({variable})"
+        return f"jax.device_put(jnp.asarray({variable}), {device_source(device)})"
+
+    def scope(self, device):
+        # uncommitted values (Python scalars, constants JAX makes itself) go to the default device
+        return f"jax.default_device({device_source(device)})" if device else None
+
+
+class JaxPlacement(Placement):
+    def devices(self):
+        import jax
+
+        found = jax.devices("cpu") + (jax.devices("gpu") if cuda.jax_platforms() else [])
+        return [f"{d.platform}:{d.id}" for d in found]
+
+    def probe(self, device):
+        """A GPU after a failed call (a CUDA launch failure or device-side assert leaves the
+        process's CUDA context unusable, for every framework in it); JAX's CPU devices cannot be."""
+        if not device or device.startswith("cpu"):
+            return None
+        import jax
+
+        return probed(lambda: np.asarray(jax.device_put(np.ones(2, np.float32), device_object(device)) + 1))
+
+    def device_of(self, value):
+        devices = getattr(value, "devices", None)
+        if devices is None:
+            return None
+        (device,) = devices()
+        return f"{device.platform}:{device.id}"
+
+    def placement_on(self, device):
+        import jax
+
+        # Uncommitted values on the default device compute as committed ones do, and
+        # reuse the executables that runs without a device compiled; committing
+        # them to cpu:0 would compile every operation once more.
+        return None if device_object(device) == jax.devices()[0] else device
+
+
 class JaxAdapter(Adapter):
     name = "jax"
     requires = "jax"
     namespace = "jnp"
     device_lost = r"CUDA_ERROR_(ASSERT|LAUNCH_FAILED|ILLEGAL_ADDRESS|ILLEGAL_INSTRUCTION)"
     imports = {"np": "numpy", "jax": "jax", "jnp": "jax.numpy", "ops": "compat.adapters.jax_ops"}
+    Spelling = JaxSpelling
+    Placement = JaxPlacement
     OPS = {
         "norm": "jnp.linalg.norm",
         "relu": "jax.nn.relu",
@@ -76,7 +153,7 @@ class JaxAdapter(Adapter):
         "dtype_promotion=strict": {"x64": True, "dtype_promotion": "strict"},
     }
     DEFAULT_CONFIGS = ("x64", "x32")
-    SHARE_CONFIGS = {  # in the default run (issue 32): the families whose rules each changes
+    CONFIG_FAMILIES = {  # (issue 32) the families whose rules each changes
         # rank promotion: operands of unequal ranks broadcast (x + y of arrays, x op= y, x @ y too)
         "rank_promotion=raise": ("broadcasting", "operators"),
         "rank_promotion=warn": ("broadcasting",),  # computes as the default: a warning is no outcome
@@ -120,13 +197,8 @@ class JaxAdapter(Adapter):
         import jax
 
         stack = contextlib.ExitStack()
+        stack.enter_context(super().context(mode))
         stack.enter_context(patches.applied("jax-one-mlir-context"))  # its lowerings share one MLIR context
-        stack.enter_context(jax.enable_x64(self.config["x64"]))
-        # context managers: the setting is restored when the call ends, never leaks to the next
-        if "rank_promotion" in self.config:
-            stack.enter_context(jax.numpy_rank_promotion(self.config["rank_promotion"]))
-        if "dtype_promotion" in self.config:
-            stack.enter_context(jax.numpy_dtype_promotion(self.config["dtype_promotion"]))
         if mode == "eager":
             stack.enter_context(jax.disable_jit())
         return stack
@@ -144,74 +216,3 @@ class JaxAdapter(Adapter):
         import jax
 
         return jax.default_matmul_precision("bfloat16")
-
-    def setup_lines(self):
-        lines = [f'jax.config.update("jax_enable_x64", {self.config["x64"]})']
-        for key in ("rank_promotion", "dtype_promotion"):
-            if key in self.config:
-                lines.append(f'jax.config.update("jax_numpy_{key}", {self.config[key]!r})')
-        return lines
-
-    def from_numpy(self, array, device):
-        import jax
-        import jax.numpy as jnp
-
-        value = jnp.asarray(array)
-        return value if device is None else jax.device_put(value, self._device(device))
-
-    def array_source(self, variable, dtype, device=None):
-        if device is None:
-            return f"jnp.asarray({variable})"
-        platform, _, index = device.partition(":")
-        return f"jax.device_put(jnp.asarray({variable}), jax.devices({platform!r})[{index or 0}])"
-
-    def to_numpy(self, value):
-        return np.asarray(value)
-
-    def devices(self):
-        import jax
-
-        found = jax.devices("cpu") + (jax.devices("gpu") if cuda.jax_platforms() else [])
-        return [f"{d.platform}:{d.id}" for d in found]
-
-    def _device(self, name):
-        import jax
-
-        platform, _, index = name.partition(":")
-        return jax.devices(platform)[int(index or 0)]
-
-    def probe(self, device):
-        """A GPU after a failed call (a CUDA launch failure or device-side assert leaves the
-        process's CUDA context unusable, for every framework in it); JAX's CPU devices cannot be."""
-        if not device or device.startswith("cpu"):
-            return None
-        import jax
-
-        return probed(lambda: np.asarray(jax.device_put(np.ones(2, np.float32), self._device(device)) + 1))
-
-    def device_of(self, value):
-        devices = getattr(value, "devices", None)
-        if devices is None:
-            return None
-        (device,) = devices()
-        return f"{device.platform}:{device.id}"
-
-    def placement_on(self, device):
-        import jax
-
-        # Uncommitted values on the default device compute as committed ones do, and
-        # reuse the executables that runs without a device compiled; committing
-        # them to cpu:0 would compile every operation once more.
-        return None if self._device(device) == jax.devices()[0] else device
-
-    def device_scope(self, device):
-        import jax
-
-        # uncommitted values (Python scalars, constants JAX makes itself) go to the default device
-        return jax.default_device(self._device(device)) if device else contextlib.nullcontext()
-
-    def scope_source(self, device):
-        if device is None:
-            return None
-        platform, _, index = device.partition(":")
-        return f"with jax.default_device(jax.devices({platform!r})[{index or 0}]):"

@@ -23,7 +23,11 @@ from inspect import Parameter
 import numpy as np
 
 from compat.adapters import inspection
-from compat.adapters.base import Adapter, AdapterError, BackendMissing, Unsupported, unsupported
+from compat.adapters.base import Adapter
+from compat.adapters.declared import AdapterError, BackendMissing, Unsupported, unsupported
+from compat.adapters.placement import Placement
+from compat.adapters.spelling import Spelling
+from compat.adapters.values import Values
 from compat.core import dtypes, ops, standard
 
 KEYWORD_ONLY, POSITIONAL_ONLY = Parameter.KEYWORD_ONLY, Parameter.POSITIONAL_ONLY
@@ -49,12 +53,6 @@ NOT_STANDARD = {
 }
 
 
-# the default run's rows of the standard's namespaces (where installed): the reference implementation,
-# on every example; array_api_compat's wrappers of NumPy and torch, beside their framework's own row,
-# on a share of them (selection.CONFIG_EXAMPLES: what a wrapper changes is a rule, which a share finds).
-# array_api_compat has no wrapper of JAX: jax.numpy is its own namespace.
-DEFAULT_ROWS = ("array_api_strict",)
-SHARE_ROWS = ("array_api_compat.numpy", "array_api_compat.torch")
 # packages whose module <name> wraps the framework that compat's backend <name> checks
 WRAPPER_PACKAGES = ("array_api_compat",)
 
@@ -85,11 +83,94 @@ def device_name(device) -> str:
     return quoted.group(1) if quoted else str(device)
 
 
+def refused_dtype(message: str) -> str | None:
+    """The dtype a namespace row refused in an error's message (``unsupported_dtype``'s words,
+    which rows of schema 4 and before raised as a TypeError), or None."""
+    found = re.fullmatch(r"\S+ has no dtype (\w+) \(none in its dtypes\(\), no xp\.\w+\)", message)
+    return found.group(1) if found else None
+
+
+class NamespaceSpelling(Spelling):
+    """A namespace's arrays cross from NumPy by DLPack, the standard's interchange; a wrapper's
+    are its framework's, made as that framework's row makes them (torch's bfloat16 bit for bit,
+    which DLPack from NumPy cannot carry)."""
+
+    def array(self, variable, dtype, device=None):
+        adapter = self.adapter
+        if adapter.framework is not None:
+            return adapter.framework.spelling.array(variable, dtype, device)
+        made = f"xp.from_dlpack({variable})"
+        if device is None or device == adapter.reference_device:
+            return made
+        index = adapter.info.devices().index(adapter.placement.device_object(device))
+        return f"{made}.to_device(xp.__array_namespace_info__().devices()[{index}])"
+
+
+class NamespaceValues(Values):
+    @functools.cached_property
+    def table(self) -> dict:
+        """Canonical name -> dtype object: the inspection API's, and beyond the standard's those the
+        namespace itself names as compat does (float16 of a wrapper of NumPy or torch)."""
+        xp = self.adapter.xp
+        listed = dict(self.adapter.info.dtypes())
+        named = {name: getattr(xp, name) for name in dtypes.ALL if hasattr(xp, name)}
+        return {**named, **listed}
+
+    def classify(self, error):
+        """A wrapper's errors are its framework's, in that framework's words: as its row reads them."""
+        framework = self.adapter.framework
+        return framework.values.classify(error) if framework is not None else super().classify(error)
+
+    def to_numpy(self, value):
+        if not hasattr(value, "__dlpack__"):  # array_api_compat.numpy's 0-d results are NumPy scalars
+            return np.asarray(value)
+        framework = self.adapter.framework
+        if framework is not None:
+            return framework.values.to_numpy(value)
+        try:
+            return np.array(np.from_dlpack(value))
+        except (
+            BufferError,
+            RuntimeError,
+            TypeError,
+            ValueError,
+        ):  # memory NumPy cannot read: the host's first
+            return np.array(np.from_dlpack(value.to_device(self.adapter.info.default_device())))
+
+    def dtype_name(self, value):
+        for name, dtype in self.table.items():
+            if type(value) is type(dtype) and value == dtype:
+                return name
+        return super().dtype_name(value)
+
+
+class NamespacePlacement(Placement):
+    """The devices of the namespace's inspection API, each named as the library names it."""
+
+    def devices(self):
+        return [device_name(d) for d in self.adapter.info.devices()]
+
+    def device_object(self, name: str):
+        found = [d for d in self.adapter.info.devices() if device_name(d) == name]
+        if not found:
+            raise ValueError(
+                f"{self.adapter.module} has no device {name!r} (its devices: {', '.join(self.devices())})"
+            )
+        return found[0]
+
+    def device_of(self, value):
+        device = getattr(value, "device", None)
+        return None if device is None else device_name(device)
+
+
 class NamespaceAdapter(Adapter):
     """The standard's namespace ``module`` (set on the class ``adapter_class`` makes for it)."""
 
     module = ""
     namespace = "xp"
+    Spelling = NamespaceSpelling
+    Values = NamespaceValues
+    Placement = NamespacePlacement
 
     # -- the namespace ---------------------------------------------------------------
     @functools.cached_property
@@ -101,12 +182,16 @@ class NamespaceAdapter(Adapter):
         return self.xp.__array_namespace_info__()
 
     @functools.cached_property
-    def dtype_table(self) -> dict:
-        """Canonical name -> dtype object: the inspection API's, and beyond the standard's those the
-        namespace itself names as compat does (float16 of a wrapper of NumPy or torch)."""
-        listed = dict(self.info.dtypes())
-        named = {name: getattr(self.xp, name) for name in dtypes.ALL if hasattr(self.xp, name)}
-        return {**named, **listed}
+    def framework(self) -> Adapter | None:
+        """The adapter of the framework a wrapper wraps (None for a namespace of its own): the
+        wrapper's arrays are that framework's, made and read as its own row makes and reads them."""
+        from compat.adapters import load_adapter  # (compat.adapters imports this module)
+
+        return load_adapter(self.wraps) if self.wraps else None
+
+    @property
+    def reference_device(self) -> str:  # type: ignore[override]
+        return device_name(self.info.default_device())
 
     def distribution(self) -> str:
         return self.module.split(".")[0].replace("_", "-")
@@ -121,32 +206,35 @@ class NamespaceAdapter(Adapter):
             )
         super().check_operations()
 
-    @functools.cached_property
-    def questions(self):
-        return inspection.bound(self.xp)
+    def unsupported_dtype(self, name):
+        if name in self.values.table:
+            return None
+        return f"{self.module} has no dtype {name} (none in its dtypes(), no xp.{name})"
 
     # -- calling -------------------------------------------------------------------
     def target(self, op):
-        return getattr(self.questions, op) if op in QUESTIONS else super().target(op)
+        return getattr(self._questions, op) if op in QUESTIONS else super().target(op)
 
     def function(self, op):
-        if op in INSPECTION:
-            return getattr(self, op)
+        if op == "to_device":  # the array's method, to a device the namespace names
+            return lambda x, device: x.to_device(self.placement.device_object(device))
+        if op == "from_dlpack_of":
+            return lambda x, copy=None: (
+                self.xp.from_dlpack(x) if copy is None else self.xp.from_dlpack(x, copy=copy)
+            )
         return super().function(op)
 
-    def to_device(self, x, device):
-        return x.to_device(self.device_object(device))
-
-    def from_dlpack_of(self, x, copy=None):
-        return self.xp.from_dlpack(x) if copy is None else self.xp.from_dlpack(x, copy=copy)
+    @functools.cached_property
+    def _questions(self):
+        return inspection.bound(self.xp)
 
     def call(self, op, args, kwargs=None, device=None, mode="eager"):
         """The table's call, with each argument the namespace's function takes by keyword only
         (the standard's ``sum(x, /, *, axis=None)``) passed by its name."""
-        args, kwargs = self.by_keyword(op, tuple(args), dict(kwargs or {}))
+        args, kwargs = self._by_keyword(op, tuple(args), dict(kwargs or {}))
         return super().call(op, args, kwargs, device, mode)
 
-    def by_keyword(self, op: str, args: tuple, kwargs: dict) -> tuple[tuple, dict]:
+    def _by_keyword(self, op: str, args: tuple, kwargs: dict) -> tuple[tuple, dict]:
         """The arguments as the namespace's signature takes them: a positional one it takes by
         keyword only goes by the table's name for it (with those after it), a keyword one it
         takes by position only (``astype(x, dtype, /)``) goes by position, as a dtype object."""
@@ -169,97 +257,6 @@ class NamespaceAdapter(Adapter):
             value = keywords.pop(name)
             positional.append(dtypes.DType(value) if name == "dtype" and isinstance(value, str) else value)
         return tuple(positional), keywords
-
-    # -- values --------------------------------------------------------------------
-    @functools.cached_property
-    def framework(self) -> Adapter | None:
-        """The adapter of the framework a wrapper wraps (None for a namespace of its own): the
-        wrapper's arrays are that framework's, made and read as its own row makes and reads
-        them (torch's bfloat16 bit for bit, which DLPack from NumPy cannot carry)."""
-        from compat.adapters import load_adapter  # (compat.adapters imports this module)
-
-        return load_adapter(self.wraps) if self.wraps else None
-
-    def classify(self, error):
-        """A wrapper's errors are its framework's, in that framework's words: as its row reads them."""
-        return self.framework.classify(error) if self.framework is not None else super().classify(error)
-
-    def array_source(self, variable, dtype, device=None):
-        if self.framework is not None:
-            return self.framework.array_source(variable, dtype, device)
-        return super().array_source(variable, dtype, device)
-
-    def from_numpy(self, array, device):
-        name = array.dtype.name
-        self.dtype(name)  # a TypeError where the namespace has no such dtype
-        if self.framework is not None:
-            return self.framework.from_numpy(array, device)
-        try:  # a copy: an in-place operator must not change the case's inputs
-            value = self.xp.from_dlpack(np.array(array))
-        except BufferError as error:  # ml_dtypes' bfloat16: NumPy has no DLPack code for it
-            raise TypeError(f"NumPy cannot hand {name} to {self.module} through DLPack: {error}") from None
-        if device is not None and device != self.reference_device:
-            value = value.to_device(self.device_object(device))
-        return value
-
-    def to_numpy(self, value):
-        if not hasattr(value, "__dlpack__"):  # array_api_compat.numpy's 0-d results are NumPy scalars
-            return np.asarray(value)
-        if self.framework is not None:
-            return self.framework.to_numpy(value)
-        try:
-            return np.array(np.from_dlpack(value))
-        except (
-            BufferError,
-            RuntimeError,
-            TypeError,
-            ValueError,
-        ):  # memory NumPy cannot read: the host's first
-            return np.array(np.from_dlpack(value.to_device(self.info.default_device())))
-
-    def unsupported_dtype(self, name):
-        if name in self.dtype_table:
-            return None
-        return f"{self.module} has no dtype {name} (none in its dtypes(), no xp.{name})"
-
-    @staticmethod
-    def refused_dtype(message: str) -> str | None:
-        """The dtype a namespace row refused in an error's message (``unsupported_dtype``'s words,
-        which rows of schema 4 and before raised as a TypeError), or None."""
-        found = re.fullmatch(r"\S+ has no dtype (\w+) \(none in its dtypes\(\), no xp\.\w+\)", message)
-        return found.group(1) if found else None
-
-    def dtype(self, name):
-        lacking = self.unsupported_dtype(name)
-        if lacking is not None:
-            raise TypeError(lacking)
-        return self.dtype_table[name]
-
-    def dtype_name(self, value):
-        for name, dtype in self.dtype_table.items():
-            if type(value) is type(dtype) and value == dtype:
-                return name
-        return super().dtype_name(value)
-
-    # -- devices -------------------------------------------------------------------
-    @property
-    def reference_device(self) -> str:  # type: ignore[override]
-        return device_name(self.info.default_device())
-
-    def devices(self):
-        return [device_name(d) for d in self.info.devices()]
-
-    def device_object(self, name: str):
-        found = [d for d in self.info.devices() if device_name(d) == name]
-        if not found:
-            raise ValueError(
-                f"{self.module} has no device {name!r} (its devices: {', '.join(self.devices())})"
-            )
-        return found[0]
-
-    def device_of(self, value):
-        device = getattr(value, "device", None)
-        return None if device is None else device_name(device)
 
 
 def wrapped_backend(module: str) -> str:

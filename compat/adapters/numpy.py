@@ -2,13 +2,41 @@
 
 from __future__ import annotations
 
-import numpy as np
-
 from compat.adapters import numpy_ops
-from compat.adapters.base import INSPECTION, Adapter, unsupported
-from compat.core import dtypes, ops
+from compat.adapters.base import INSPECTION, Adapter
+from compat.adapters.declared import unsupported
+from compat.adapters.interchange import Interchange
+from compat.adapters.placement import Placement
+from compat.adapters.spelling import Spelling
+from compat.core import ops
 
 NO_AUTODIFF = unsupported("NumPy has no automatic differentiation")
+
+
+class NumpySpelling(Spelling):
+    def array(self, variable, dtype, device=None):
+        return variable  # the NumPy array itself (the harness's is a copy, a plain ndarray)
+
+    def dtype(self, name):
+        # NumPy's bfloat16 is ml_dtypes' (see compat.core.dtypes)
+        return "ml_dtypes.bfloat16" if name == "bfloat16" else f"np.{name}"
+
+
+class NumpyPlacement(Placement):
+    def device_of(self, value):
+        return "cpu:0"
+
+
+class NumpyInterchange(Interchange):
+    writable = True
+
+    def made_for_export(self, values, device):
+        # the values where compat placed them, 16 bytes past a 64-byte boundary: all NumPy's
+        # allocator promises (a copy would land 64-byte aligned on some runs, not on others)
+        return values
+
+    def overwrite(self, array, values):
+        array[...] = values
 
 
 class NumpyAdapter(Adapter):
@@ -16,6 +44,9 @@ class NumpyAdapter(Adapter):
     requires = "numpy"
     namespace = "np"
     imports = {"np": "numpy", "ops": "compat.adapters.numpy_ops"}
+    Spelling = NumpySpelling
+    Placement = NumpyPlacement
+    Interchange = NumpyInterchange
     OPS = {
         # several statements, or bfloat16 by float16's rule (compat.adapters.numpy_ops)
         **{
@@ -79,32 +110,3 @@ class NumpyAdapter(Adapter):
         if ops.get(op).elementwise and numpy_ops.has_weak_scalar(args):
             return numpy_ops.weak_scalars
         return None
-
-    def from_numpy(self, array, device):
-        return np.array(array)  # a copy, and a plain ndarray (not a BackendArray view)
-
-    def made_for_export(self, values, device):
-        # the values where compat placed them, 16 bytes past a 64-byte boundary: all NumPy's
-        # allocator promises (a copy would land 64-byte aligned on some runs, not on others)
-        return values
-
-    writable_exports = True
-
-    def overwrite(self, array, values):
-        array[...] = values
-
-    def array_source(self, variable, dtype, device=None):
-        return variable
-
-    def to_numpy(self, value):
-        return np.asarray(value)
-
-    def dtype(self, name):
-        return dtypes.to_numpy(name)
-
-    def dtype_source(self, name):
-        # NumPy's bfloat16 is ml_dtypes' (see compat.core.dtypes)
-        return "ml_dtypes.bfloat16" if name == "bfloat16" else f"np.{name}"
-
-    def device_of(self, value):
-        return "cpu:0"

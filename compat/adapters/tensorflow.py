@@ -11,12 +11,101 @@ import os
 
 import numpy as np
 
-from compat.adapters.base import INSPECTION, Adapter, unsupported
+from compat.adapters.base import INSPECTION, Adapter
+from compat.adapters.declared import unsupported
+from compat.adapters.placement import Placement
+from compat.adapters.spelling import Setting, Spelling
+from compat.adapters.values import Values
 from compat.core import ops
 from compat.devices.plugins import TensorflowApu
 
 LEGACY = {"dtype_conversion_mode": "legacy", "prefer_float32": False}
 FUNCTIONS = ("set_at", "add_at", "copy_to", "compiled_add", "grad", "jacobian", "per_example_grad", "hvp")
+
+
+def numpy_behaviour() -> dict:
+    """tnp's settings in force (TensorFlow starts with the conversion mode "off")."""
+    from tensorflow.python.framework import ops as framework
+    from tensorflow.python.ops.numpy_ops import np_dtypes
+
+    return {
+        "dtype_conversion_mode": framework.get_dtype_conversion_mode().name.lower(),
+        "prefer_float32": np_dtypes.is_prefer_float32(),
+    }
+
+
+class TensorflowSpelling(Spelling):
+    # process-wide and one-way (NumPy's methods on tf.Tensor stay): a call sets its row's config
+    # where another is in force, and leaves it; every config states both settings
+    settings = (
+        Setting(
+            "tnp.experimental_enable_numpy_behavior("
+            "dtype_conversion_mode={dtype_conversion_mode!r}, prefer_float32={prefer_float32!r})",
+            numpy_behaviour,
+            restore=False,
+        ),
+    )
+
+    def array(self, variable, dtype, device=None):
+        return f"tnp.asarray({variable})"  # on the device of the scope it is made in
+
+    def dtype(self, name):
+        return {"bool": "tnp.bool_", "bfloat16": "tf.bfloat16"}.get(name, f"tnp.{name}")
+
+    def scope(self, device):
+        # explicit CPU by default: with the APU loaded, TensorFlow would prefer it (a plug-in
+        # installed where a reproducer runs would otherwise take the call)
+        return f"tf.device({device or self.adapter.reference_device!r})"
+
+
+class TensorflowValues(Values):
+    def to_numpy(self, value):
+        return value.numpy() if hasattr(value, "numpy") else np.asarray(value)
+
+    def dtype_name(self, value):
+        import tensorflow as tf
+
+        return value.name if isinstance(value, tf.dtypes.DType) else super().dtype_name(value)
+
+    def is_shape(self, value):
+        import tensorflow as tf
+
+        if isinstance(value, tf.TensorShape):
+            return value.is_fully_defined()
+        return super().is_shape(value)
+
+    def classify(self, error):
+        message = str(error)
+        if message.startswith("Graph execution error"):
+            # a graph names the error after the Python traceback of the node it was detected at,
+            # whose source lines would read as the error's words
+            # (an OpError, of no Python category of its own: its message decides)
+            lines = message.splitlines()
+            last = max((i for i, line in enumerate(lines) if line.startswith("  File ")), default=0)
+            error = RuntimeError(message := "\n".join(lines[last + 1 :]))
+        if (
+            "Could not find device for node" in message
+            or "registered kernels" in message.lower()
+            or "is not in the list of allowed values" in message
+        ):
+            return (
+                "dtype"  # no kernel for these dtypes (eager's message names the op's attributes, 'axis' too)
+            )
+        if "is not in [" in message or "does not index into" in message:
+            # gather's "indices[0] = 5 is not in [0, 3)", scatter's "indices[1] = [3] does not index into shape [3,2]"
+            return "index"
+        return super().classify(error)
+
+
+class TensorflowPlacement(Placement):
+    def devices(self):
+        import tensorflow as tf
+
+        return [d.name.split("device:")[-1] for d in tf.config.list_logical_devices()]
+
+    def device_of(self, value):
+        device = getattr(value, "device", None)
+        return device.split("device:")[-1] if device else None
 
 
 class TensorflowAdapter(Adapter):
@@ -30,6 +119,9 @@ class TensorflowAdapter(Adapter):
         "tnp": "tensorflow.experimental.numpy",
         "ops": "compat.adapters.tensorflow_ops",
     }
+    Spelling = TensorflowSpelling
+    Values = TensorflowValues
+    Placement = TensorflowPlacement
     OPS = {
         "max": "tnp.amax",
         "min": "tnp.amin",
@@ -136,7 +228,7 @@ class TensorflowAdapter(Adapter):
         "dtype_conversion_mode=safe": {**LEGACY, "dtype_conversion_mode": "safe"},
     }
     DEFAULT_CONFIGS = ("",)
-    SHARE_CONFIGS = {  # in the default run (issue 32): the families whose rules each changes
+    CONFIG_FAMILIES = {  # (issue 32) the families whose rules each changes
         # the new type promotion: Python numbers as weak int32/float32 (so 32-bit default dtypes);
         # operators, where and matmul promote as JAX ("all"), or refuse unsafe conversions ("safe")
         "dtype_conversion_mode=all": ("promotion", "operators", "creation"),
@@ -202,50 +294,6 @@ class TensorflowAdapter(Adapter):
             return super().policy(name)
         return keras_policy(name.split()[-1])
 
-    def context(self, mode="eager"):
-        import tensorflow.experimental.numpy as tnp
-        from tensorflow.python.framework import ops
-        from tensorflow.python.ops.numpy_ops import np_dtypes
-
-        current = {
-            "dtype_conversion_mode": ops.get_dtype_conversion_mode().name.lower(),
-            "prefer_float32": np_dtypes.is_prefer_float32(),
-        }
-        if current != self.config:
-            tnp.experimental_enable_numpy_behavior(**self.config)
-        return contextlib.nullcontext()
-
-    def setup_lines(self):
-        args = ", ".join(f"{k}={v!r}" for k, v in self.config.items())
-        return [f"tnp.experimental_enable_numpy_behavior({args})"]
-
-    def from_numpy(self, array, device):
-        import tensorflow as tf
-        import tensorflow.experimental.numpy as tnp
-
-        if device is None:
-            return tnp.asarray(array)
-        with tf.device(device):
-            return tnp.asarray(array)
-
-    def to_numpy(self, value):
-        return value.numpy() if hasattr(value, "numpy") else np.asarray(value)
-
-    def dtype_source(self, name):
-        return {"bool": "tnp.bool_", "bfloat16": "tf.bfloat16"}.get(name, f"tnp.{name}")
-
-    def dtype_name(self, value):
-        import tensorflow as tf
-
-        return value.name if isinstance(value, tf.dtypes.DType) else super().dtype_name(value)
-
-    def is_shape(self, value):
-        import tensorflow as tf
-
-        if isinstance(value, tf.TensorShape):
-            return value.is_fully_defined()
-        return super().is_shape(value)
-
     def isolate(self, op, args, mode="eager", device=None):
         # XLA's FloorDiv of complex operands aborts the process now and then (x //= 1j on float32:
         # tf-xla-complex-floor-divide-computes); its integer FloorDiv and FloorMod with the dtype's
@@ -278,48 +326,6 @@ class TensorflowAdapter(Adapter):
             and not (-(2**63) <= a < 2**63 and (a >= 0 or not unsigned64))
             for a in args
         )
-
-    def classify(self, error):
-        message = str(error)
-        if message.startswith("Graph execution error"):
-            # a graph names the error after the Python traceback of the node it was detected at,
-            # whose source lines would read as the error's words
-            # (an OpError, of no Python category of its own: its message decides)
-            lines = message.splitlines()
-            last = max((i for i, line in enumerate(lines) if line.startswith("  File ")), default=0)
-            error = RuntimeError(message := "\n".join(lines[last + 1 :]))
-        if (
-            "Could not find device for node" in message
-            or "registered kernels" in message.lower()
-            or "is not in the list of allowed values" in message
-        ):
-            return (
-                "dtype"  # no kernel for these dtypes (eager's message names the op's attributes, 'axis' too)
-            )
-        if "is not in [" in message or "does not index into" in message:
-            # gather's "indices[0] = 5 is not in [0, 3)", scatter's "indices[1] = [3] does not index into shape [3,2]"
-            return "index"
-        return super().classify(error)
-
-    def devices(self):
-        import tensorflow as tf
-
-        return [d.name.split("device:")[-1] for d in tf.config.list_logical_devices()]
-
-    def device_of(self, value):
-        device = getattr(value, "device", None)
-        return device.split("device:")[-1] if device else None
-
-    def device_scope(self, device):
-        import tensorflow as tf
-
-        # explicit CPU by default: with the APU loaded, TensorFlow would prefer it
-        return tf.device(device or self.reference_device)
-
-    def scope_source(self, device):
-        # the default device is CPU:0 too (device_scope): a plug-in installed where the snippet
-        # runs would otherwise take the call
-        return f"with tf.device({device or self.reference_device!r}):"
 
 
 @contextlib.contextmanager

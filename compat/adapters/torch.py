@@ -5,10 +5,13 @@ from __future__ import annotations
 import contextlib
 import functools
 
-import numpy as np
-
 from compat.adapters import patches
-from compat.adapters.base import INSPECTION, Adapter, probed, unsupported
+from compat.adapters.base import INSPECTION, Adapter
+from compat.adapters.declared import unsupported
+from compat.adapters.interchange import Interchange
+from compat.adapters.placement import Placement, probed
+from compat.adapters.spelling import Setting, Spelling
+from compat.adapters.values import Values
 from compat.core import dtypes, ops
 from compat.devices.plugins import TorchApu
 
@@ -29,19 +32,6 @@ FUNCTIONS = (
     "per_example_grad",
     "hvp",
 )
-
-
-@contextlib.contextmanager
-def default_dtype(name: str):
-    """torch.set_default_dtype for one call, the one in force before restored after it."""
-    import torch
-
-    before = torch.get_default_dtype()
-    torch.set_default_dtype(getattr(torch, name))
-    try:
-        yield
-    finally:
-        torch.set_default_dtype(before)
 
 
 @functools.cache
@@ -81,6 +71,116 @@ def on_lazy_device(function):
     return run
 
 
+def default_dtype_in_force() -> dict[str, str]:
+    import torch
+
+    return {"default_dtype": str(torch.get_default_dtype()).removeprefix("torch.")}
+
+
+class TorchSpelling(Spelling):
+    # the default dtype users set (issue 32)
+    settings = (Setting("torch.set_default_dtype(torch.{default_dtype})", default_dtype_in_force),)
+
+    def array(self, variable, dtype, device=None):
+        on = f", device={device!r}" if device else ""
+        if dtype == "bfloat16":  # torch cannot read ml_dtypes arrays: their bits, as int16
+            return f"torch.asarray({variable}.view(np.int16){on}).view(torch.bfloat16)"
+        # (on the CPU torch.asarray shares the NumPy array's memory: the harness hands it a copy,
+        # which an in-place operator, x += y, may change)
+        return f"torch.asarray({variable}{on})"
+
+    def scope(self, device):
+        # torch.device as a context manager: factory functions (asarray of Python values) create there
+        return f"torch.device({device!r})" if device else None
+
+
+class TorchValues(Values):
+    def to_numpy(self, value):
+        import torch
+
+        # device="cpu": under the lazy mode's default-device context a bare as_tensor moved the
+        # result back onto the lazy device, a round trip that changed what was read (complex32
+        # failed to hash there); conj/neg views refuse .numpy()
+        value = torch.as_tensor(value, device="cpu").detach().resolve_conj().resolve_neg()
+        if value._is_zerotensor():  # forward-mode AD's symbolic zeros (hvp of a linear f) refuse .numpy()
+            value = torch.zeros_like(value)
+        if value.dtype == torch.bfloat16:  # bit for bit: through float32, NaN payloads would be lost
+            return value.view(torch.int16).numpy().view(dtypes.to_numpy("bfloat16"))
+        return value.numpy()
+
+    def is_shape(self, value):
+        import torch
+
+        return isinstance(value, torch.Size) or super().is_shape(value)
+
+    def dtype_name(self, value):
+        import torch
+
+        return (
+            str(value).removeprefix("torch.") if isinstance(value, torch.dtype) else super().dtype_name(value)
+        )
+
+    def classify(self, error):
+        # torch.compile wraps what the traced call raised (a TypeError "when making fake
+        # tensor call"): the cause says what kind, as eager's own error does
+        while (
+            type(error).__module__.startswith("torch._dynamo")
+            and (error.__cause__ or error.__context__) is not None
+        ):
+            error = error.__cause__ or error.__context__
+        # torch raises RuntimeError for nearly everything; its messages say what kind
+        message = str(error).lower()
+        if isinstance(error, RuntimeError):
+            if (
+                "negative integer powers" in message or "ambiguous" in message
+            ):  # bool(x) of several: NumPy's ValueError
+                return "value"
+            if "is not supported" in message or "not supported for" in message or "can't be cast" in message:
+                return "dtype"
+        return super().classify(error)
+
+
+class TorchPlacement(Placement):
+    def probe(self, device):
+        """A CUDA device after a failed call: an index out of bounds is a device-side assert there
+        (the CPU raises IndexError), after which every CUDA call of the process fails."""
+        if not device or not device.startswith("cuda"):
+            return None
+        import torch
+
+        def computes():
+            torch.cuda.synchronize(device)
+            (torch.ones(2, device=device) + 1).cpu()
+
+        return probed(computes)
+
+    def devices(self):
+        import torch
+
+        found = ["cpu:0"]
+        if torch.cuda.is_available():  # a CUDA GPU (issue 35)
+            found += [f"cuda:{i}" for i in range(torch.cuda.device_count())]
+        backend = torch._C._get_privateuse1_backend_name()
+        if backend != "privateuseone" and hasattr(torch, backend):
+            found += [f"{backend}:{i}" for i in range(getattr(torch, backend).device_count())]
+        return found
+
+    def device_of(self, value):
+        device = getattr(value, "device", None)
+        return None if device is None else f"{device.type}:{device.index or 0}"
+
+
+class TorchInterchange(Interchange):
+    writable = True
+
+    def made_for_export(self, values, device):
+        # from_numpy's tensor shares a NumPy copy's memory; a clone is in torch's own (64-byte aligned)
+        return super().made_for_export(values, device).clone()
+
+    def overwrite(self, array, values):
+        array.copy_(self.adapter.values.from_numpy(values, None))
+
+
 class TorchAdapter(Adapter):
     name = "torch"
     requires = "torch"
@@ -89,6 +189,10 @@ class TorchAdapter(Adapter):
         r"AcceleratorError|CUDA error: (device-side assert|unspecified launch failure|an illegal memory)"
     )
     imports = {"np": "numpy", "torch": "torch", "ops": "compat.adapters.torch_ops"}
+    Spelling = TorchSpelling
+    Values = TorchValues
+    Placement = TorchPlacement
+    Interchange = TorchInterchange
     OPS = {
         "power": "torch.pow",
         "equal": "torch.eq",
@@ -192,11 +296,11 @@ class TorchAdapter(Adapter):
         "outer": "torch.outer",
     }
     plugin = TorchApu()  # compat's reference PrivateUse1 device, "apu" (compat/devices/torch_apu.cpp)
-    # the default dtype users set (issue 32): Python floats and float factories give float64
+    # the default dtype users set (issue 32): Python floats and float factories give float64 (TorchSpelling)
     CONFIGS = {"": {}, "default_dtype=float64": {"default_dtype": "float64"}}
     # in the default run (issue 32): the families whose rules it changes (the dtype of arrays made
     # from Python floats or of no dtype asked for; integer-to-float functions)
-    SHARE_CONFIGS = {"default_dtype=float64": ("creation", "promotion")}
+    CONFIG_FAMILIES = {"default_dtype=float64": ("creation", "promotion")}
     MODES = {
         "eager": "op by op",
         "compile": "torch.compile(fullgraph=True, dynamic=True), shapes static, Python-number "
@@ -230,8 +334,7 @@ class TorchAdapter(Adapter):
 
     def context(self, mode="eager"):
         stack = contextlib.ExitStack()
-        if "default_dtype" in self.config:
-            stack.enter_context(default_dtype(self.config["default_dtype"]))
+        stack.enter_context(super().context(mode))
         if mode != "lazy":
             return stack
         import torch
@@ -241,11 +344,6 @@ class TorchAdapter(Adapter):
             torch.device("lazy")
         )  # the call's tensors, and its program's constants, are made there
         return stack
-
-    def setup_lines(self):
-        if "default_dtype" in self.config:
-            return [f"torch.set_default_dtype(torch.{self.config['default_dtype']})"]
-        return []
 
     def policy(self, name):
         if name not in self.POLICIES:
@@ -280,109 +378,3 @@ class TorchAdapter(Adapter):
                 return compiled(*operands)
 
         return run
-
-    def made_for_export(self, values, device):
-        # from_numpy's tensor shares a NumPy copy's memory; a clone is in torch's own (64-byte aligned)
-        return self.from_numpy(values, device).clone()
-
-    writable_exports = True
-
-    def overwrite(self, array, values):
-        array.copy_(self.from_numpy(values, None))
-
-    def from_numpy(self, array, device):
-        import torch
-
-        # a copy: on the CPU torch.asarray shares the NumPy array's memory, and an in-place operator
-        # (x += y, x[i] = v) would change the case's inputs under NumPy's next look at them
-        array = np.array(array)  # (torch.asarray(copy=True) cannot copy to a PrivateUse1 device)
-        if array.dtype.name == "bfloat16":  # torch cannot read ml_dtypes arrays: their bits, as int16
-            return torch.asarray(array.view(np.int16), device=device).view(torch.bfloat16)
-        return torch.asarray(array, device=device)
-
-    def array_source(self, variable, dtype, device=None):
-        on = f", device={device!r}" if device else ""
-        if dtype == "bfloat16":
-            return f"torch.asarray({variable}.view(np.int16){on}).view(torch.bfloat16)"
-        return f"torch.asarray({variable}{on})"
-
-    def to_numpy(self, value):
-        import torch
-
-        # device="cpu": under the lazy mode's default-device context a bare as_tensor moved the
-        # result back onto the lazy device, a round trip that changed what was read (complex32
-        # failed to hash there); conj/neg views refuse .numpy()
-        value = torch.as_tensor(value, device="cpu").detach().resolve_conj().resolve_neg()
-        if value._is_zerotensor():  # forward-mode AD's symbolic zeros (hvp of a linear f) refuse .numpy()
-            value = torch.zeros_like(value)
-        if value.dtype == torch.bfloat16:  # bit for bit: through float32, NaN payloads would be lost
-            return value.view(torch.int16).numpy().view(dtypes.to_numpy("bfloat16"))
-        return value.numpy()
-
-    def is_shape(self, value):
-        import torch
-
-        return isinstance(value, torch.Size) or super().is_shape(value)
-
-    def dtype_name(self, value):
-        import torch
-
-        return (
-            str(value).removeprefix("torch.") if isinstance(value, torch.dtype) else super().dtype_name(value)
-        )
-
-    def classify(self, error):
-        # torch.compile wraps what the traced call raised (a TypeError "when making fake
-        # tensor call"): the cause says what kind, as eager's own error does
-        while (
-            type(error).__module__.startswith("torch._dynamo")
-            and (error.__cause__ or error.__context__) is not None
-        ):
-            error = error.__cause__ or error.__context__
-        # torch raises RuntimeError for nearly everything; its messages say what kind
-        message = str(error).lower()
-        if isinstance(error, RuntimeError):
-            if (
-                "negative integer powers" in message or "ambiguous" in message
-            ):  # bool(x) of several: NumPy's ValueError
-                return "value"
-            if "is not supported" in message or "not supported for" in message or "can't be cast" in message:
-                return "dtype"
-        return super().classify(error)
-
-    def probe(self, device):
-        """A CUDA device after a failed call: an index out of bounds is a device-side assert there
-        (the CPU raises IndexError), after which every CUDA call of the process fails."""
-        if not device or not device.startswith("cuda"):
-            return None
-        import torch
-
-        def computes():
-            torch.cuda.synchronize(device)
-            (torch.ones(2, device=device) + 1).cpu()
-
-        return probed(computes)
-
-    def devices(self):
-        import torch
-
-        found = ["cpu:0"]
-        if torch.cuda.is_available():  # a CUDA GPU (issue 35)
-            found += [f"cuda:{i}" for i in range(torch.cuda.device_count())]
-        backend = torch._C._get_privateuse1_backend_name()
-        if backend != "privateuseone" and hasattr(torch, backend):
-            found += [f"{backend}:{i}" for i in range(getattr(torch, backend).device_count())]
-        return found
-
-    def device_of(self, value):
-        device = getattr(value, "device", None)
-        return None if device is None else f"{device.type}:{device.index or 0}"
-
-    def device_scope(self, device):
-        import torch
-
-        # torch.device as a context manager: factory functions (asarray of Python values) create there
-        return torch.device(device) if device else contextlib.nullcontext()
-
-    def scope_source(self, device):
-        return f"with torch.device({device!r}):" if device else None

@@ -36,12 +36,12 @@ def run(args) -> int:
             print(f"{name}: skipped ({reason})")
             continue
         if args.action == "build":
-            if not adapter.plugin_devices():
+            if not adapter.placement.plugin_devices():
                 continue
             start = time.perf_counter()
             adapter.plugin.prepare(load=False)
             print(
-                f"{adapter.name}: {', '.join(adapter.plugin_devices())} ready in "
+                f"{adapter.name}: {', '.join(adapter.placement.plugin_devices())} ready in "
                 f"{time.perf_counter() - start:.1f} s (builds are cached)"
             )
             continue
@@ -71,7 +71,7 @@ try:
         adapter.plugin.prepare()
 except DeviceBuildError as error:
     note = f"  (plug-ins not available: {error})"
-plugins = set(adapter.plugin_devices())
-shown = [d + (" (compat's reference plug-in)" if d in plugins else "") for d in adapter.devices()]
+plugins = set(adapter.placement.plugin_devices())
+shown = [d + (" (compat's reference plug-in)" if d in plugins else "") for d in adapter.placement.devices()]
 print(f"{adapter.name}: {', '.join(shown)}{note}")
 """

@@ -36,9 +36,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args) -> int:
-    from compat.harness.selection import select
+    from compat.harness.plan import select
 
-    chosen, missing, _ = select(args.backends, [])
+    plan = select(args.backends, [])
+    chosen, missing = plan.adapters, plan.missing
     if args.view in ("all", "table"):
         print_table(list({a.name: a for a in chosen}.values()))  # configs map operations alike
     if args.view in ("all", "coverage"):

@@ -53,12 +53,13 @@ class Program:
         ``backend.function(op)`` (reproducers of third-party adapters)."""
         if adapter is None:
             body = self.expression(
-                lambda op: f"backend.function({op!r})", lambda i, dtype: f"backend.from_numpy(c{i}, device)"
+                lambda op: f"backend.function({op!r})",
+                lambda i, dtype: f"backend.values.from_numpy(c{i}, device)",
             )
             return f"def {name}({self.parameters()}):\n    return {body}\n"
-        sources = {op: adapter.op_source(op) for op in sorted(self.root.ops())}
+        sources = {op: adapter.spelling.operation(op) for op in sorted(self.root.ops())}
         body = self.expression(
-            lambda op: sources[op].expression, lambda i, dtype: adapter.array_source(f"c{i}", dtype, device)
+            lambda op: sources[op].expression, lambda i, dtype: adapter.spelling.array(f"c{i}", dtype, device)
         )
         definitions = "".join(s.definitions + "\n" for s in sources.values() if s.definitions)
         return definitions + f"def {name}({self.parameters()}):\n    return {body}\n"
@@ -131,7 +132,7 @@ class BoundProgram:
 
     def prepare(self) -> BoundProgram:
         if self.constants is None:
-            self.constants = [self.adapter.from_numpy(c, self.device) for c in self.program.constants]
+            self.constants = [self.adapter.values.from_numpy(c, self.device) for c in self.program.constants]
         return self
 
     def evaluate(self, node: Node, xs):

@@ -113,10 +113,8 @@ def input_classes(name: str, classes, share: float = 1.0):
 # A spec parametrized by every operation with a fact grows with the table. It keeps its cost
 # with ``operation_params``: the operations it checked before (one of each kind of rule, and
 # those the detection benchmark's broken adapters break) at full size, every other one with a
-# share of the examples (the param's compat_examples mark; compat.harness.xp); the thorough
+# share of the examples (the param's compat_beside mark; compat.harness.plan.BESIDE); the thorough
 # profile runs every operation at full size.
-
-FULL_SIZE_PROFILES = ("thorough",)
 
 
 def one_example_on_modes_and_devices():
@@ -128,17 +126,12 @@ def one_example_on_modes_and_devices():
     return pytest.mark.compat_least_examples(1)
 
 
-# the share of a spec's examples that an operation it checks beside those at full size runs: two
-# of the default profile's 40 (the survey's seeds vary them; the thorough profile runs them all)
-BESIDE = 0.05
-
-
-def operation_params(names, full, share: float = BESIDE) -> list:
-    """pytest params of the operations ``names``: those in ``full`` plain, the others marked to
-    run ``share`` of the spec's examples."""
+def operation_params(names, full) -> list:
+    """pytest params of the operations ``names``: those in ``full`` plain, the others marked as
+    checked beside them (``compat_beside``: the run plan gives those a share of the examples)."""
     import pytest
 
-    return [op if op in full else pytest.param(op, marks=pytest.mark.compat_examples(share)) for op in names]
+    return [op if op in full else pytest.param(op, marks=pytest.mark.compat_beside) for op in names]
 
 
 def in_category(takes: str, names=None) -> list[str]:

@@ -19,9 +19,9 @@ class PluginDevices:
     fatal_faults: ClassVar[
         dict[str, str]
     ] = {}  # faults that kill or stall the process: never switched on by "all"
-    # share of each spec's examples a default run checks on these devices (None: --device-examples' default),
-    # lower for devices whose kernels are the reference device's own, and the reason why
-    examples_share: ClassVar[float | None] = None
+    # whether its devices run the reference device's own kernels (JAX's second CPU device): what
+    # they can get wrong is placement and copies, which the run plan checks on a smaller share
+    reference_kernels: ClassVar[bool] = False
     # execution modes its devices are also checked in, when the run checks the backend in them:
     # a plug-in's kernels may misbehave only when a graph runs them
     modes: ClassVar[tuple[str, ...]] = ()

@@ -88,8 +88,8 @@ class JaxCpuDevices(PluginDevices):
     COUNT = 2  # cpu:0 is the reference device, cpu:1 the device under test
     names = ("cpu:1",)
     # cpu:1 runs cpu:0's compiler and kernels, compiled once more for its device assignment (the
-    # JAX row's largest cost): the row checks placement and copies, for which the least share does
-    examples_share = 0.05
+    # JAX row's largest cost): the row checks placement and copies (plan.REFERENCE_KERNELS_EXAMPLES)
+    reference_kernels = True
 
     def prepare(self, load=True):
         if load:

@@ -273,7 +273,7 @@ class Checker:
 
     def sample(self, table, least: int = 5) -> list:
         """The rows of an exhaustive table this param checks: all, or with a share below 1 (device
-        and mode params, a param checked beside the spec's own: its compat_examples mark) every k-th
+        and mode params, a param checked beside the spec's own: its compat_beside mark) every k-th
         row, k = 1/share (at least ``least`` rows), from an offset the seed picks."""
         rows = list(table)
         step = max(1, min(round(1 / (self.share * self.table_share)), len(rows) // least))

@@ -57,7 +57,7 @@ def lost(adapter: Adapter, outcome: Outcome, device: str | None) -> Outcome:
     after it, a ``crash`` that says both."""
     if not outcome.raised or outcome.error_category in ("crash", "timeout", "unsupported"):
         return outcome
-    probe = adapter.probe(device)
+    probe = adapter.placement.probe(device)
     if probe is None:
         return outcome
     error = outcome.error

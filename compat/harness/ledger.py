@@ -15,7 +15,7 @@ from collections import Counter
 import hypothesis
 
 from compat.adapters import Adapter
-from compat.adapters.base import UnsupportedOperation
+from compat.adapters.declared import UnsupportedOperation
 from compat.core.case import Case
 from compat.core.errortypes import error_name
 from compat.core.outcome import Outcome

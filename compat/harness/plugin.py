@@ -26,21 +26,17 @@ from hypothesis import HealthCheck, Phase, settings
 
 from compat import adapters
 from compat.adapters import AdapterError, patches
-from compat.adapters.namespace import DEFAULT_ROWS, PREFIX, SHARE_ROWS
 from compat.core.row import Row
-from compat.harness import casualties, crossreplay, inflight, supervision
+from compat.harness import casualties, crossreplay, inflight, plan, supervision
 from compat.harness.checker import Session, backend_info
 from compat.harness.isolation import Isolation
-from compat.harness.selection import (
+from compat.harness.plan import (
+    MODE_EXAMPLES,
     beside_once,
-    family_lines,
     fraction,
     gradient_reference,
     of_missing_backend,
     parse_device,
-    select,
-    select_devices,
-    select_modes,
 )
 from compat.results import records, registry, report
 from compat.results.records import RecordWriter, ResultsError, check_writable
@@ -48,9 +44,6 @@ from compat.results.records import RecordWriter, ResultsError, check_writable
 pytest_plugins = ["compat.harness.xp"]
 
 DEFAULT_RESULTS = "compat-results"
-MODE_EXAMPLES = (
-    0.05  # default share of examples for execution-mode params (--mode-examples): each call compiles anew
-)
 
 # The xp fixture deliberately spans all examples of a test; framework calls are
 # slow the first time; the explain phase costs many calls per divergence.
@@ -100,8 +93,8 @@ def pytest_addoption(parser):
         metavar="LIST",
         help="comma-separated backends to check, e.g. torch,jax[x32],array-api:array_api_compat.torch (any "
         "Array API namespace module) (default: every registered backend: "
-        f"{', '.join([*adapters.registered(), *(PREFIX + m for m in DEFAULT_ROWS)])}; and beside their "
-        f"frameworks, on a share of the examples, {', '.join(PREFIX + m for m in SHARE_ROWS)})",
+        f"{', '.join(dict.fromkeys([*adapters.registered(), *plan.EVERY_EXAMPLE, *plan.ON_A_SHARE]))}, some on a "
+        "share of the examples, as the header says)",
     )
     group.addoption(
         "--adapter",
@@ -209,33 +202,21 @@ class CompatSession:
         self.policy = config.getoption("compat_mode")  # strict or report (not an execution mode)
         self.results = Path(config.getoption("compat_results"))
         self.registry = registry.load(*registry.chosen(config.getoption("compat_registry")))
-        self.adapters, self.missing, absent = select(
-            config.getoption("backends"), config.getoption("adapter")
-        )
+        self.plan = plan.make(config)  # the rows, their shares and families: the only place that decides them
+        self.adapters = self.plan.adapters
         workerinput = getattr(config, "workerinput", None)
         if workerinput is None:  # in the process that runs the session or hands it to xdist workers
             for adapter in self.adapters:  # a mapping to nothing stops the run here, not as skipped specs
                 adapter.check_operations()
         self.reference = adapters.load_adapter("numpy")
         self.gradient_reference = gradient_reference(self.adapters)
-        self.devices, self.unavailable = select_devices(self.adapters, config.getoption("device"), absent)
         self.seed = int(
             config.getoption("hypothesis_seed", None) or 0
         )  # of faults and of exhaustive-table samples
-        only_devices = config.getoption("only_devices")
-        self.device_share = config.getoption("device_examples") or (
-            1.0 if only_devices else None
-        )  # None: by device
-        thorough = config.getoption("hypothesis_profile", None) == "thorough"
-        self.modes = select_modes(
-            self.adapters, config.getoption("modes"), absent
-        )  # --only-devices: on devices
-        self.mode_share = config.getoption("mode_examples") or (1.0 if thorough else MODE_EXAMPLES)
-        self.full_size = thorough  # every param at its full size: compat.core.strategies.FULL_SIZE_PROFILES
         self.reference_devices = dict(
             parse_device(item, self.adapters)
             for item in config.getoption("reference_device")
-            if not of_missing_backend(item, absent)
+            if not of_missing_backend(item, self.plan.absent)
         )
         self.worker = workerinput["workerid"] if workerinput else "main"
         self.run_id = (
@@ -272,14 +253,14 @@ class CompatSession:
             "mode": self.policy,
             "backends": [backend_info(a).to_json() for a in self.adapters],
             "missing": {
-                **self.missing,
-                **{str(Row.of(b, device=d)): why for (b, d), why in self.unavailable.items()},
+                **self.plan.missing,
+                **{str(Row.of(b, device=d)): why for (b, d), why in self.plan.unavailable.items()},
             },
             # what lets a device under test differ from its reference by contract (TF32 matmuls)
             "device_settings": {
                 a.id: a.plugin.settings()
                 for a in self.adapters
-                if self.devices.get(a.id) and a.plugin is not None
+                if self.plan.devices.get(a.id) and a.plugin is not None
             },
             "reference": backend_info(self.reference).to_json(),
             "registry": [str(path) for path in self.registry.paths],
@@ -313,8 +294,8 @@ def pytest_configure(config):
     )
     config.addinivalue_line(
         "markers",
-        "compat_examples(share): this param runs that share of its spec's examples, or of its exhaustive table "
-        "(not under thorough)",
+        "compat_beside: an operation its spec checks beside those at full size: this param runs a share of "
+        "the spec's examples, or of its exhaustive table (compat.harness.plan.BESIDE; not under thorough)",
     )
     config.addinivalue_line(
         "markers",
@@ -379,7 +360,7 @@ def prepare_devices(compat: CompatSession, config) -> None:
     with_devices = [  # those that check a plug-in device (a CUDA row needs no build)
         adapter
         for adapter in compat.adapters
-        if set(compat.devices.get(adapter.id, ())) & set(adapter.plugin_devices())
+        if set(compat.plan.devices.get(adapter.id, ())) & set(adapter.placement.plugin_devices())
     ]
 
     def prepare(adapter) -> DeviceBuildError | None:
@@ -396,14 +377,18 @@ def prepare_devices(compat: CompatSession, config) -> None:
             failures = list(pool.map(prepare, with_devices))
     for adapter, failure in zip(with_devices, failures):
         if failure is not None:
-            plugins = adapter.plugin_devices()
-            wanted = compat.devices[adapter.id]
-            compat.unavailable.update({(adapter.id, d): str(failure) for d in wanted if d in plugins})
+            plugins = adapter.placement.plugin_devices()
+            wanted = compat.plan.devices[adapter.id]
+            compat.plan.unavailable.update({(adapter.id, d): str(failure) for d in wanted if d in plugins})
     if not explicit or hasattr(config, "workerinput"):
         return
     for adapter in compat.adapters:  # a device named on the command line must exist (a CUDA row too)
-        wanted = [d for d in compat.devices.get(adapter.id, ()) if (adapter.id, d) not in compat.unavailable]
-        seen = adapter.devices() if wanted else []
+        wanted = [
+            d
+            for d in compat.plan.devices.get(adapter.id, ())
+            if (adapter.id, d) not in compat.plan.unavailable
+        ]
+        seen = adapter.placement.devices() if wanted else []
         unknown = [d for d in wanted if d not in seen]
         if unknown:
             raise pytest.UsageError(f"{adapter.id} has no device {unknown[0]} (it sees: {', '.join(seen)})")
@@ -553,17 +538,19 @@ def pytest_sessionstart(session):
 def pytest_report_header(config):
     compat = session_of(config)
     lines = [
-        f"compat: {compat.policy} mode; backends: {', '.join(a.id for a in compat.adapters) or 'none'}; "
-        f"registry: {compat.registry.path or 'none'}; records: {compat.run_directory}"
+        f"compat: {compat.policy} mode; registry: {compat.registry.path or 'none'}; records: {compat.run_directory}"
     ]
-    return lines + skipped_lines(compat) + [f"compat: examples: {examples_line(config)}"]
+    return (
+        lines + compat.plan.lines() + skipped_lines(compat) + [f"compat: examples: {examples_line(config)}"]
+    )
 
 
 def skipped_lines(compat: CompatSession) -> list[str]:
-    """A line per backend not installed and device that cannot run, with the reason; and the rows of some families."""
-    lines = [f"compat: skipping {spec}: {reason}" for spec, reason in compat.missing.items()]
-    lines += [f"compat: skipping {Row.of(b, device=d)}: {why}" for (b, d), why in compat.unavailable.items()]
-    return lines + family_lines(compat.adapters)
+    """A line per backend not installed and device that cannot run, with the reason."""
+    lines = [f"compat: skipping {spec}: {reason}" for spec, reason in compat.plan.missing.items()]
+    return lines + [
+        f"compat: skipping {Row.of(b, device=d)}: {why}" for (b, d), why in compat.plan.unavailable.items()
+    ]
 
 
 def examples_line(config) -> str:
@@ -592,7 +579,7 @@ def pytest_terminal_summary(terminalreporter, config):
         text = f"compat: {error}"
     terminalreporter.write_sep("=", "compat divergence summary")
     terminalreporter.write_line(text)
-    for line in skipped_lines(compat) + compat.closing:
+    for line in compat.plan.lines()[1:] + skipped_lines(compat) + compat.closing:  # the rows on a share
         terminalreporter.write_line(line)
     if casualties.summary(compat.run_directory):
         terminalreporter.write_line(casualties.summary(compat.run_directory))

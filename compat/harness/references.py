@@ -83,7 +83,9 @@ class OnDevice:
         return f"device:{self.device}"
 
     def outcome(self, case: Case) -> Outcome:
-        return self.runner.call(self.adapter, case, self.adapter.placement_on(self.device), self.mode)
+        return self.runner.call(
+            self.adapter, case, self.adapter.placement.placement_on(self.device), self.mode
+        )
 
 
 class InMode:

@@ -28,7 +28,7 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 
 from compat.adapters import AdapterError, load_adapter, load_class
-from compat.adapters.namespace import NamespaceAdapter
+from compat.adapters.namespace import refused_dtype
 from compat.core import contracts
 from compat.core.outcome import from_json
 from compat.core.parse import ParseError
@@ -131,7 +131,7 @@ def judged_again(record: Divergence, lost: bool, registry: Registry, found: Rema
     """The record as today's rules judge it, or None where it is no divergence any more."""
     before = record.status
     error = (record.actual or {}).get("error") or {}
-    refused = NamespaceAdapter.refused_dtype(error.get("message", "")) if record.kind == "error" else None
+    refused = refused_dtype(error.get("message", "")) if record.kind == "error" else None
     if refused is not None:
         found.unsupported[(record.where, f"dtype {refused}")] += 1
         return None

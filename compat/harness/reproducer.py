@@ -12,7 +12,8 @@ from __future__ import annotations
 import numpy as np
 
 from compat.adapters import Adapter
-from compat.adapters.base import producer
+from compat.adapters.interchange import producer
+from compat.adapters.spelling import NAMED
 from compat.core import ops
 from compat.core.case import Case
 from compat.core.dtypes import DType
@@ -69,13 +70,13 @@ def reproducer(
     else:
         # NumPy or a gradient reference (its adapter), or the backend on its reference device
         on = reference.device if isinstance(reference, OnDevice) else None
-        sides = [(getattr(reference, "adapter", reference), on, case)]
+        sides = [(reference if isinstance(reference, Adapter) else reference.adapter, on, case)]
     if native:
         sides.append((backend, device, case))
     lines = ["import numpy as np"]
     for adapter, on, _ in sides:
-        lines += [line for line in adapter.import_lines() if line not in lines]
-        lines += [line for line in device_lines(adapter, on) + adapter.setup_lines() if line not in lines]
+        lines += [line for line in adapter.spelling.imports() if line not in lines]
+        lines += [line for line in device_lines(adapter, on) + adapter.spelling.setup() if line not in lines]
     if not native:
         lines += [
             line for line in device_lines(backend, device) if line not in lines
@@ -100,12 +101,12 @@ def reproducer(
         lines += [d for d in definition if d not in lines]  # a module imported once
         name = label(adapter) + (f" {asked.op}" if asked is not case else "") + (f" on {on}" if on else "")
         show = f"show({name!r}, lambda: {expression})"
-        scope = adapter.scope_source(on)
-        lines += [scope, "    " + show] if scope else [show]
+        scope = adapter.spelling.scope(on)
+        lines += [f"with {scope}:", "    " + show] if scope else [show]
     if not native:
         lines.append(f"backend = load_adapter({backend.selector!r})")
         if mode != "eager":  # what a mode does to the operands (Dask's chunks)
-            lines += [f"# {note}" for note in backend.mode_notes(case, mode)]
+            lines += [f"# {note}" for note in backend.spelling.mode_notes(case, mode)]
         if case.program is not None:
             lines.append(f"device = {device!r}")
             lines.append(case.program.source(None, "f"))
@@ -139,15 +140,13 @@ def reproducer(
     return with_imports(lines)
 
 
-# modules a reproducer's text may name that no adapter imports: NumPy's bfloat16 (an array's or a
-# dtype's source, wherever the case holds it), the operator module (an operator's spelling)
-NAMED = {"ml_dtypes": "import ml_dtypes", "operator": "import operator"}
-
-
 def with_imports(lines: list[str]) -> str:
-    """The reproducer, importing after NumPy each module of ``NAMED`` that its text names."""
+    """The reproducer, importing after NumPy each module of ``spelling.NAMED`` that its text names
+    (NumPy's bfloat16 wherever the case holds it, the operator module of an operator's spelling)."""
     text = "\n".join(lines)
-    needed = [line for module, line in NAMED.items() if f"{module}." in text and line not in lines]
+    needed = [
+        f"import {module}" for module in NAMED if f"{module}." in text and f"import {module}" not in lines
+    ]
     return "\n".join(lines[:1] + needed + lines[1:]) + "\n"
 
 
@@ -165,14 +164,14 @@ def native_call(case: Case, adapter: Adapter, device: str | None = None) -> tupl
         if isinstance(
             value, Exported
         ):  # made and exported by its producer's adapter, as Adapter.convert does
-            return f"load_adapter({producer(adapter, value.producer).selector!r}).exported(x{i})"
+            return f"load_adapter({producer(adapter, value.producer).selector!r}).interchange.exported(x{i})"
         if isinstance(value, DType):
-            return adapter.dtype_source(value)
+            return adapter.spelling.dtype(value)
         if isinstance(value, BackendArray):
-            return adapter.array_source(array_source(np.asarray(value)), value.dtype.name, device)
+            return adapter.spelling.array(array_source(np.asarray(value)), value.dtype.name, device)
         if isinstance(value, np.ndarray):
             return (
-                adapter.array_source(f"x{i}", value.dtype.name, device)
+                adapter.spelling.array(f"x{i}", value.dtype.name, device)
                 if i is not None
                 else array_source(value)
             )
@@ -181,17 +180,19 @@ def native_call(case: Case, adapter: Adapter, device: str | None = None) -> tupl
         return value_source(value)
 
     if ops.get(case.op).subscript:
-        array = adapter.array_source("x0", case.args[0].dtype.name, device)
+        array = adapter.spelling.array("x0", case.args[0].dtype.name, device)
         return [], f"{array}[{index_source(case.args[1], convert)}]"
     if ops.get(case.op).spelling and adapter.target(case.op) is ops.get(case.op).python:
         return operator_call(case, adapter, device, convert)
     args = [convert(a, i) for i, a in enumerate(case.args)]
-    op = adapter.op_source(case.op)
+    op = adapter.spelling.operation(case.op)
     definitions = [op.definitions] if op.definitions else []
     prepare = adapter.preparation(case.op, case.args, case.kwargs) if case.program is None else None
     if prepare is not None:  # the arguments go through it, as Adapter.call passes them
         target = adapter.function(case.op)
-        source = adapter.compat_source(prepare, *[target] if op.definitions else [])  # shared helpers once
+        source = adapter.spelling.compat_function(
+            prepare, *[target] if op.definitions else []
+        )  # shared helpers once
         definitions = [source.definitions]
         args = [f"*{source.expression}({', '.join(args)})"]
     if case.program is not None:
@@ -202,7 +203,7 @@ def native_call(case: Case, adapter: Adapter, device: str | None = None) -> tupl
     def keyword(value) -> str:  # an array keyword argument is the backend's array, as Adapter.call makes it
         return convert(backend_array(value)) if isinstance(value, np.ndarray) else value_source(value)
 
-    return definitions, f"{op.expression}({case.arguments(args, adapter.dtype_source, keyword)})"
+    return definitions, f"{op.expression}({case.arguments(args, adapter.spelling.dtype, keyword)})"
 
 
 def operator_call(case: Case, adapter: Adapter, device: str | None, convert) -> tuple[list[str], str]:
@@ -216,7 +217,7 @@ def operator_call(case: Case, adapter: Adapter, device: str | None, convert) -> 
             return index_source(value, convert)
         if isinstance(value, np.ndarray) and not isinstance(value, BackendArray):
             copy = ".copy()" if declared.in_place else ""
-            return adapter.array_source(f"x{i}{copy}", value.dtype.name, device)
+            return adapter.spelling.array(f"x{i}{copy}", value.dtype.name, device)
         text = convert(value, i)
         return f"({text})" if text.startswith("-") else text  # -2 ** x is -(2 ** x)
 
@@ -224,7 +225,7 @@ def operator_call(case: Case, adapter: Adapter, device: str | None, convert) -> 
     definitions, prepared = [], None
     prepare = adapter.preparation(case.op, case.args, case.kwargs)
     if prepare is not None:  # the operands go through it first, as Adapter.call passes them
-        source = adapter.compat_source(prepare)
+        source = adapter.spelling.compat_function(prepare)
         definitions.append(source.definitions)
         prepared = f"{source.expression}({', '.join(args)})"
     if not declared.in_place:

@@ -60,7 +60,7 @@ def plugin_backends(backends: str | None) -> list[adapters.Adapter]:
         except adapters.BackendMissing:
             continue
         adapter = found[0]
-        if adapter.name not in seen and adapter.plugin_devices() and faults_of(adapter):
+        if adapter.name not in seen and adapter.placement.plugin_devices() and faults_of(adapter):
             seen.add(adapter.name)
             chosen.append(adapter)
     return chosen
@@ -170,7 +170,7 @@ def main(
     runs = []  # (adapter, device, results folder, extra, fatal)
     with tempfile.TemporaryDirectory(prefix="compat-selftest-") as scratch:
         for adapter in chosen:
-            device = adapter.plugin_devices()[0]
+            device = adapter.placement.plugin_devices()[0]
             print(
                 f"  {Row.of(adapter.id, device=device)}: {len(adapter.plugin.faults)} faults and a control, "
                 f"{len(adapter.plugin.fatal_faults)} fatal faults ...",

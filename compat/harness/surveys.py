@@ -128,10 +128,10 @@ class Surveys:
         reference device, run under the device under test: raises, or where the result lands."""
         backend, reference = self.backend, self.checker.on_reference_device.device
         try:
-            with backend.context(), backend.device_scope(self.device):
+            with backend.context(), backend.placement.scope(self.device):
                 result = backend.function(op)(
-                    backend.from_numpy(x, self.device), backend.from_numpy(y, reference)
+                    backend.values.from_numpy(x, self.device), backend.values.from_numpy(y, reference)
                 )
-                return f"result on {backend.device_of(result)}"
+                return f"result on {backend.placement.device_of(result)}"
         except Exception as error:  # the behaviour being surveyed
             return f"raises {type(error).__name__}"

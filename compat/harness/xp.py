@@ -14,12 +14,10 @@ from hypothesis import Phase, settings
 from compat import adapters
 from compat.adapters import patches
 from compat.core.row import Row
-from compat.core.strategies import FULL_SIZE_PROFILES
 from compat.harness import casualties, supervision
 from compat.harness.checker import Checker
 from compat.harness.found import unwrap
-from compat.harness.plugin import profile_name, session_of
-from compat.harness.selection import outside_config, share_of
+from compat.harness.plugin import session_of
 from compat.results import records, report
 
 
@@ -39,12 +37,12 @@ def pytest_generate_tests(metafunc):
     faults = metafunc.config.getoption("compat_fault")
     family = metafunc.module.__name__.rsplit(".", 1)[-1]
     for adapter in compat.adapters:
-        modes = compat.modes.get(adapter.id, [])
+        modes = compat.plan.modes.get(adapter.id, [])
         # a share row outside its families is not collected (the header names its families once)
-        if not metafunc.config.getoption("only_devices") and not outside_config(adapter, family):
+        if not metafunc.config.getoption("only_devices") and not compat.plan.outside(adapter, family):
             params += [param(Row.of(adapter.id, mode)) for mode in ["eager", *modes]]
-        for device in compat.devices.get(adapter.id, []):
-            reason = compat.unavailable.get((adapter.id, device))
+        for device in compat.plan.devices.get(adapter.id, []):
+            reason = compat.plan.unavailable.get((adapter.id, device))
             marks = [pytest.mark.skip(reason=f"{device}: {reason}")] if reason else []
             plugin = adapter.plugin
             # the plug-in's own devices also in the modes it names (tf.function on the APU)
@@ -58,7 +56,7 @@ def pytest_generate_tests(metafunc):
     if not params:  # a backend that is not installed is a line of the header and summary, and a skip here
         params = [
             pytest.param(None, id=spec, marks=pytest.mark.skip(reason=reason))
-            for spec, reason in compat.missing.items()
+            for spec, reason in compat.plan.missing.items()
         ]
     if not params:
         params = [pytest.param(None, id="no-backend", marks=pytest.mark.skip(reason="no backend selected"))]
@@ -69,14 +67,15 @@ def builtin_backends(session_adapters) -> tuple[str, ...]:
     """compat's built-in backends among the session's adapters: the producers whose arrays every
     row imports (interchange), besides its own (a broken adapter's arrays go to itself only,
     so that its control row never meets its fault); not those whose arrays have no DLPack export
-    (an adapter's ``exports_dlpack = False``: Dask's, a divergence of its own row)."""
+    (an adapter's ``Interchange.exports = False``: Dask's, a divergence of its own row)."""
     builtin = adapters.registered()
     return tuple(
         sorted(
             {
                 a.name
                 for a in session_adapters
-                if builtin.get(a.name) == f"{type(a).__module__}:{type(a).__qualname__}" and a.exports_dlpack
+                if builtin.get(a.name) == f"{type(a).__module__}:{type(a).__qualname__}"
+                and a.interchange.exports
             }
         )
     )
@@ -103,7 +102,7 @@ def xp(request) -> Iterator[Checker]:
         device=device,
         reference_device=reference_device,
         mode=mode,
-        share=share_of(adapter, device, mode, compat.device_share, compat.mode_share),
+        share=compat.plan.share(adapter, device, mode),
         fault=fault,
         casualty=casualties.find(compat.run_directory, request.node.nodeid),
         table_share=table_share_of(request.node),
@@ -111,7 +110,7 @@ def xp(request) -> Iterator[Checker]:
     if compat.checkers.producers is None:
         compat.checkers.producers = builtin_backends(compat.adapters)
         compat.checkers.writable_producers = builtin_backends(
-            [a for a in compat.adapters if a.writable_exports]
+            [a for a in compat.adapters if a.interchange.writable]
         )
     if fault is None:
         yield checker
@@ -285,20 +284,17 @@ def examples_share(test, share: float, params: int = 1, least: int = LEAST_EXAMP
 
 
 def table_share_of(item) -> float:
-    """The share of an exhaustive table a param marked ``compat_examples(share)`` checks (all
-    of it under a full-size profile); 1 for every other param."""
-    mark = item.get_closest_marker("compat_examples")
-    if mark is None or profile_name(item.config) in FULL_SIZE_PROFILES:
-        return 1.0
-    return mark.args[0]
+    """The share of its spec's examples and exhaustive table a param checks, besides its row's:
+    the run plan's for an operation checked beside the spec's own (compat_beside), else 1."""
+    return session_of(item.config).plan.beside(item)
 
 
 @contextlib.contextmanager
 def examples_of_param(item):
-    """A param marked ``compat_examples(share)`` (an operation a spec checks beside those it
-    checks at full size: compat.core.strategies.operation_params) runs ``share`` of the spec's
+    """A param marked ``compat_beside`` (an operation a spec checks beside those it checks at
+    full size: compat.core.strategies.operation_params) runs the run plan's share of the spec's
     examples (at least 1); under a full-size profile (thorough) all of them."""
-    share = table_share_of(item)  # the mark's share, 1 without one or under thorough
+    share = table_share_of(item)
     test = item.obj
     current = getattr(test, "_hypothesis_internal_use_settings", None)
     if share >= 1 or current is None:

@@ -43,8 +43,8 @@ FORMS = (
 
 def producers(xp, writable: bool = False) -> list[str]:
     """The backends whose arrays this row imports: its own, and compat's others in the session;
-    ``writable``: those whose arrays their producer writes in place (``Adapter.writable_exports``)."""
-    own = [xp.backend.name] if not writable or xp.backend.writable_exports else []
+    ``writable``: those whose arrays their producer writes in place (``Interchange.writable``)."""
+    own = [xp.backend.name] if not writable or xp.backend.interchange.writable else []
     others = xp.session.writable_producers if writable else xp.session.producers
     return list(dict.fromkeys([*own, *(others or ())]))
 
@@ -130,7 +130,7 @@ def test_from_dlpack_onto_each_device_keeps_every_bit(xp):
     default device) is the same array on d, every bit, for each device d the backend sees (on a
     device row, that device): the consumer moves what the producer hands over."""
     xp.requires("from_dlpack_onto")  # an execution mode has no buffer to import
-    devices = [xp.device] if xp.device is not None else xp.backend.devices()
+    devices = [xp.device] if xp.device is not None else xp.backend.placement.devices()
     table = [
         (producer, name, device) for producer in producers(xp) for name in dtypes.ALL for device in devices
     ]
@@ -149,7 +149,7 @@ def test_copy_false_shares_memory_and_copy_true_copies(xp, copy):
     if xp.device is not None:
         pytest.skip("from_dlpack keeps the producer's device (the standard): the producers are on theirs")
     if not producers(xp, writable=True):
-        pytest.skip("no backend of the session writes its arrays in place (Adapter.writable_exports)")
+        pytest.skip("no backend of the session writes its arrays in place (Interchange.writable)")
     write = "overwritten" if copy else "written"
     table = [
         (producer, name, layout)
@@ -214,5 +214,5 @@ def test_to_device_and_back_keeps_every_bit(xp, data):
     x = data.draw(
         any_values(name, hnp.array_shapes(min_dims=0, max_dims=2, min_side=0, max_side=3)), label="x"
     )
-    for device in xp.backend.devices():
+    for device in xp.backend.placement.devices():
         xp.check_exact("to_device", x, device)

@@ -205,5 +205,5 @@ class TooManyIndicesRaiseValueError(NumpyAdapter):
             items = IndexItems.of(index)
             if sum(1 for item in items if item is not None and item is not Ellipsis) > x.ndim:
                 error = ValueError(f"index out of range: too many indices for an array of rank {x.ndim}")
-                return Outcome(error=error, error_category=self.classify(error))
+                return Outcome(error=error, error_category=self.values.classify(error))
         return super().call(op, args, kwargs, device)

@@ -10,8 +10,17 @@ import numpy as np
 
 from compat.adapters.broken.base import Catch
 from compat.adapters.numpy import NumpyAdapter
-from compat.adapters.torch import TorchAdapter  # imports torch only when used
+from compat.adapters.torch import TorchAdapter, TorchInterchange  # imports torch only when used
 from compat.core.outcome import Outcome
+
+
+class ExportLosesNegativeZeroInBfloat16(TorchInterchange):
+    def export_dlpack(self, array):
+        import torch
+
+        if array.dtype != torch.bfloat16:
+            return array
+        return torch.where(array == 0, torch.zeros_like(array), array)  # -0.0 == 0: both become +0.0
 
 
 class DlpackExportLosesNegativeZeroInBfloat16(TorchAdapter):
@@ -22,13 +31,7 @@ class DlpackExportLosesNegativeZeroInBfloat16(TorchAdapter):
     name = "broken_dlpack_bfloat16_zero_sign"
     family = "interchange"
     catch = Catch("test_every_producer_dtype_and_layout_keeps_every_bit", "from_dlpack_of", "value")
-
-    def export_dlpack(self, array):
-        import torch
-
-        if array.dtype != torch.bfloat16:
-            return array
-        return torch.where(array == 0, torch.zeros_like(array), array)  # -0.0 == 0: both become +0.0
+    Interchange = ExportLosesNegativeZeroInBfloat16
 
 
 def with_part(outcome: Outcome, name: str, value) -> Outcome:
