@@ -1,4 +1,5 @@
-"""``python -m compat bench``: throughput and harness overhead per backend and family.
+"""``python -m compat bench``: throughput and harness overhead per backend and family; with
+``--test-command``, where the time of the whole test command goes (``test_command``).
 
 Runs the specs of every family for one backend at a time in this process
 (no xdist, report mode, records in a temporary directory) and measures, per
@@ -26,10 +27,12 @@ import sys
 import tempfile
 import time
 from collections import defaultdict
+from pathlib import Path
 
 import pytest
 
 from compat import adapters
+from compat.harness import timing
 from compat.harness.checker import Checker
 from compat.specs import DIRECTORY as SPECS
 from compat.specs import report_options
@@ -143,6 +146,77 @@ def main(backends: str | None) -> int:
         "and the rest"
     )
     return 0
+
+
+def test_command(pytest_args: list[str]) -> int:
+    """Run the README's test command (``pytest -n auto``, and ``pytest_args``) with the timing
+    plugin in every process, and print where its time went: compat's own code, the frameworks and
+    the rest (Hypothesis, pytest, fixtures) per test file and per row and family, the child
+    processes the tests start, and each process's start-up and collection. pytest's exit status."""
+    with tempfile.TemporaryDirectory(prefix="compat-timing-") as directory:
+        command = [sys.executable, "-m", "pytest", "-n", "auto", "-p", "compat.harness.timing", *pytest_args]
+        print(f"compat bench: {' '.join(command[1:])} ...", file=sys.stderr, flush=True)
+        start = time.perf_counter()
+        status = subprocess.run(command, env={**os.environ, timing.DIRECTORY: directory}).returncode
+        wall = time.perf_counter() - start
+        tests, processes = timing.times(Path(directory))
+    print(report(tests, processes, wall))
+    return status
+
+
+def report(tests: list[timing.Timed], processes: dict[str, float], wall: float, most: int = 25) -> str:
+    """The tables of ``test_command``."""
+    specs = [t for t in tests if t.row]
+    total = sum(t.seconds for t in tests)
+    framework = sum(t.framework for t in specs)
+    compat = sum(t.checker - t.framework for t in specs)
+    children = [child for t in tests for child in t.children]
+    workers = {p: s for p, s in processes.items() if p != "main"} or processes  # without xdist: main
+    outside = sum(workers.values()) - total  # start-up, collection, the session's end
+    lines = [
+        f"wall {wall:.0f} s; {len(workers)} test process{'es' if len(workers) != 1 else ''} busy "
+        f"{sum(workers.values()):.0f} s in all, of which "
+        f"{total:.0f} s in {len(tests)} tests and {outside:.0f} s starting, collecting and finishing",
+        f"spec params ({len(specs)}): {sum(t.seconds for t in specs):.0f} s = frameworks {framework:.0f} s "
+        f"+ compat's checker {compat:.0f} s + Hypothesis, pytest and fixtures "
+        f"{sum(t.seconds for t in specs) - framework - compat:.0f} s",
+        f"compat's own tests ({len(tests) - len(specs)}): {total - sum(t.seconds for t in specs):.0f} s, "
+        f"of which {len(children)} child processes {sum(s for _, s in children):.0f} s (their wall, "
+        "overlapping where a test starts several)",
+        "",
+        f"{'file':<44} {'tests':>6} {'seconds':>8} {'children':>9} {'child s':>8}",
+    ]
+    by_file: defaultdict[str, list[timing.Timed]] = defaultdict(list)
+    for test in tests:
+        by_file[test.file].append(test)
+    for file, found in sorted(by_file.items(), key=lambda kv: -sum(t.seconds for t in kv[1]))[:most]:
+        started = [c for t in found for c in t.children]
+        lines.append(
+            f"{file[-44:]:<44} {len(found):>6} {sum(t.seconds for t in found):>8.1f} {len(started):>9} "
+            f"{sum(s for _, s in started):>8.1f}"
+        )
+    lines += [
+        "",
+        f"{'row':<34} {'family':<14} {'params':>6} {'seconds':>8} {'framework':>9} {'compat':>7} {'rest':>6}",
+    ]
+    by_row: defaultdict[tuple[str, str], list[timing.Timed]] = defaultdict(list)
+    for test in specs:
+        by_row[test.row, test.family].append(test)
+    for (row, family), found in sorted(by_row.items(), key=lambda kv: -sum(t.seconds for t in kv[1]))[:most]:
+        seconds = sum(t.seconds for t in found) or 1e-9
+        inside = sum(t.framework for t in found)
+        own = sum(t.checker - t.framework for t in found)
+        lines.append(
+            f"{row[:34]:<34} {family:<14} {len(found):>6} {seconds:>8.1f} {inside / seconds:>9.0%} "
+            f"{own / seconds:>7.0%} {1 - (inside + own) / seconds:>6.0%}"
+        )
+    lines += ["", f"{'child process':<44} {'count':>6} {'seconds':>8}"]
+    by_command: defaultdict[str, list[float]] = defaultdict(list)
+    for command, seconds in children:
+        by_command[command].append(seconds)
+    for command, found in sorted(by_command.items(), key=lambda kv: -sum(kv[1]))[:most]:
+        lines.append(f"{command[:44]:<44} {len(found):>6} {sum(found):>8.1f}")
+    return "\n".join(lines)
 
 
 if __name__ == "__main__":  # one backend, measured in this process: the rows as JSON on the last line
