@@ -24,7 +24,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--test-command",
         nargs=argparse.REMAINDER,
         metavar="PYTEST_ARGS",
-        help="time the test command, with any pytest arguments after it (e.g. --test-command -m 'not slow')",
+        help="time the test command, with any pytest arguments after it (e.g. --test-command -m 'not slow'); "
+        "$COMPAT_TIMING_DIR, if set, keeps the measurements",
     )
 
 

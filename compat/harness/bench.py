@@ -153,13 +153,15 @@ def test_command(pytest_args: list[str]) -> int:
     plugin in every process, and print where its time went: compat's own code, the frameworks and
     the rest (Hypothesis, pytest, fixtures) per test file and per row and family, the child
     processes the tests start, and each process's start-up and collection. pytest's exit status."""
-    with tempfile.TemporaryDirectory(prefix="compat-timing-") as directory:
+    kept = os.environ.get(timing.DIRECTORY)  # the measurements kept there, to read again
+    with tempfile.TemporaryDirectory(prefix="compat-timing-") as temporary:
+        directory = Path(kept or temporary)
         command = [sys.executable, "-m", "pytest", "-n", "auto", "-p", "compat.harness.timing", *pytest_args]
         print(f"compat bench: {' '.join(command[1:])} ...", file=sys.stderr, flush=True)
         start = time.perf_counter()
-        status = subprocess.run(command, env={**os.environ, timing.DIRECTORY: directory}).returncode
+        status = subprocess.run(command, env={**os.environ, timing.DIRECTORY: str(directory)}).returncode
         wall = time.perf_counter() - start
-        tests, processes = timing.times(Path(directory))
+        tests, processes = timing.times(directory)
     print(report(tests, processes, wall))
     return status
 
@@ -169,7 +171,7 @@ def report(tests: list[timing.Timed], processes: dict[str, float], wall: float, 
     specs = [t for t in tests if t.row]
     total = sum(t.seconds for t in tests)
     framework = sum(t.framework for t in specs)
-    compat = sum(t.checker - t.framework for t in specs)
+    compat = sum(t.compat for t in specs)
     children = [child for t in tests for child in t.children]
     workers = {p: s for p, s in processes.items() if p != "main"} or processes  # without xdist: main
     outside = sum(workers.values()) - total  # start-up, collection, the session's end
@@ -205,7 +207,7 @@ def report(tests: list[timing.Timed], processes: dict[str, float], wall: float, 
     for (row, family), found in sorted(by_row.items(), key=lambda kv: -sum(t.seconds for t in kv[1]))[:most]:
         seconds = sum(t.seconds for t in found) or 1e-9
         inside = sum(t.framework for t in found)
-        own = sum(t.checker - t.framework for t in found)
+        own = sum(t.compat for t in found)
         lines.append(
             f"{row[:34]:<34} {family:<14} {len(found):>6} {seconds:>8.1f} {inside / seconds:>9.0%} "
             f"{own / seconds:>7.0%} {1 - (inside + own) / seconds:>6.0%}"

@@ -30,7 +30,7 @@ class Timed:
     row: str = ""
     family: str = ""
     framework: float = 0.0  # inside adapter calls (the NumPy reference's too)
-    checker: float = 0.0  # inside compat's checker, framework calls included
+    compat: float = 0.0  # inside compat's checker, not in framework calls
     children: list[tuple[str, float]] = field(default_factory=list)  # (command, seconds) it started
 
 
@@ -83,7 +83,7 @@ class Timing:
                 self.current.row = str(checker.backend_info.target(checker.device))
                 self.current.family = checker.ledger.family
                 self.current.framework = runner.framework_seconds
-                self.current.checker = runner.seconds
+                self.current.compat = runner.seconds - runner.framework_checking
 
     def pytest_unconfigure(self, config):
         worker = getattr(config, "workerinput", {}).get("workerid", "main")
