@@ -57,6 +57,17 @@ def shapes(min_dims=0, max_dims=3, min_side=1, max_side=3) -> st.SearchStrategy[
     return hnp.array_shapes(min_dims=min_dims, max_dims=max_dims, min_side=min_side, max_side=max_side)
 
 
+# A few shapes of each rank, for specs whose rule is the dtypes' (promotion): a backend that
+# compiles each operation per shape (JAX, XLA) then compiles it for a few, not for every shape
+# drawn. 0-d, a single element and more than one, and a trailing axis of 1 are the cases a dtype
+# rule has been seen to depend on (0-d arrays promote as arrays, not as scalars).
+FEW_SHAPES = ((), (1,), (3,), (2, 3), (2, 1, 3))
+
+
+def few_shapes(min_dims: int = 0, max_dims: int = 2) -> st.SearchStrategy[tuple[int, ...]]:
+    return st.sampled_from([s for s in FEW_SHAPES if min_dims <= len(s) <= max_dims])
+
+
 def dtype_range(name: str) -> tuple[int, int]:
     info = np.iinfo(dtypes.to_numpy(name))
     return int(info.min), int(info.max)
