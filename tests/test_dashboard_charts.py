@@ -31,6 +31,7 @@ pytestmark = pytest.mark.xdist_group("dashboard")
 
 NUMPY = {"name": "numpy", "id": "numpy", "version": "2.0.0", "config": {}}
 JIT = {"name": "jax", "id": "jax[x64]~jit", "version": "0.10.2", "config": {"x64": True, "mode": "jit"}}
+CUDA = {"name": "torch", "id": "torch", "version": "2.11.0", "config": {}}  # its records on cuda:0
 ACCURACY_RUN = "20261123T090000Z-a1a1a1"
 ACCURACY = [  # (backend, row, survey cell) of test_accuracy_survey
     (NUMPY, "exp float64", "0 ULP (all 1024 inputs)"),
@@ -53,7 +54,7 @@ def charted(tmp_path_factory) -> tuple[Path, records.Loaded]:
     lines = [
         observation_record(row, value, {**backend, "id": backend["id"].split("~")[0]}, ACCURACY_RUN)
         for backend, row, value in ACCURACY
-    ]
+    ] + [{**observation_record("exp float32", "2 ULP at exp(-20.5)", CUDA, ACCURACY_RUN), "device": "cuda:0"}]
     (run_directory / "records-main.jsonl").write_text("".join(json.dumps(r) + "\n" for r in lines))
     store.ingest(tmp / "s.sqlite", [FIXTURE, tmp / "results"])
     dashboard.render(tmp / "s.sqlite", tmp / "site")
@@ -270,13 +271,18 @@ def test_the_accuracy_chart_marks_each_rows_worst_error_at_its_input_against_the
             re.S,
         )
     )
+    # the device's contract beside the published accuracy: CUDA's exp of float32 is within 2 ULP
     assert list(panels) == ["float32: published 3 ULP", "float64: published 1 ULP"]
     float32 = panels["float32: published 3 ULP"]
+    assert "torch on CUDA&#x27;s contract: 2 ULP" in float32 or "torch on CUDA's contract: 2 ULP" in float32
     marks = marks_of(float32)
     numpy = marks["numpy: 2 ULP at exp(-45.3402214050293)"]
     jit = marks["jax[x64]~jit: 5.37e+06 ULP at exp(-87.78279113769531)"]
+    assert "torch 2.11.0 on cuda:0: 2 ULP at exp(-20.5)" in marks
     (bound,) = [float(y) for y in re.findall(r'<path class="rl" d="M[\d.]+ ([\d.]+)H', float32)]
-    assert jit[1] < bound < numpy[1]  # 5.37e6 ULP above the published 3, 2 ULP below it (y grows down)
+    (contract,) = [float(y) for y in re.findall(r'<path class="rk" d="M[\d.]+ ([\d.]+)H', float32)]
+    assert jit[1] < bound < contract == numpy[1]  # 5.37e6 ULP above the published 3; 2 ULP, the contract
+    assert 'class="rk"' not in panels["float64: published 1 ULP"]  # no device column has float64 there
     assert jit[0] < numpy[0]  # exp(-87.8) left of exp(-45.3)
     float64 = panels["float64: published 1 ULP"]
     (infinite,) = marks_of(float64).values()
@@ -284,7 +290,7 @@ def test_the_accuracy_chart_marks_each_rows_worst_error_at_its_input_against_the
     assert infinite[1] < top and "∞" in float64  # not finite: above the plot
     assert "0 ULP everywhere: 1" in float64  # numpy, the legend's first
     legend = re.findall(r'class="tk">(\d+ [^<]+)</text>', exp)
-    assert legend[-2:] == ["1 numpy", "2 jax[x64]~jit"]
+    assert legend[-3:] == ["1 numpy", "2 jax[x64]~jit", "3 torch 2.11.0 on cuda:0"]
     _, tanh = charts["tanh: each row's worst error over the grid, and the input that reached it"]
     assert "raised or other result: 2" in tanh and SCRIPT not in tanh and html.escape(SCRIPT) not in tanh
 

@@ -15,6 +15,7 @@ from compat.dashboard.html import e
 PANEL_W, PANEL_H = 300, 230
 INFINITE_BAND = 24  # px above the plot for marks that are not finite
 RULE_ROOM = 56  # px right of the plot, where the rules are named
+RULE_LABEL = 11  # px from one rule's name to the next's
 BELOW_CHARS = 46  # of a line of text under a panel
 
 
@@ -114,10 +115,12 @@ def _panel(panel: Panel, left: float, top: float, x_label: str, y_label: str) ->
     parts = [text(frame.x0, 16, panel.title, "pt")]
     parts.append(y_axis(frame, y, y.ticks(5), y_label))
     parts.append(x_axis(frame, x, ticks, f"{x_label} ({how})"))
-    for rule in panel.rules:
+    named_at = -math.inf
+    for rule in sorted(panel.rules, key=lambda r: y(r.y)):  # top down
         at = y(rule.y)
         parts.append(line(frame.x0, at, frame.x1, at, rule.cls))
-        parts.append(text(frame.x1 + 3, at + 3, rule.label, "rt"))  # in the margin: marks stay clear
+        named_at = max(at + 3, named_at + RULE_LABEL)  # in the margin, marks stay clear; labels apart
+        parts.append(text(frame.x1 + 3, named_at, rule.label, "rt"))
     band = frame.y1 - INFINITE_BAND + 6
     if any(not math.isfinite(m.y) for m in panel.marks):  # a band of its own, ruled off the plot
         parts.append(text(frame.x0 - 5, band + 4, "∞", "tk", "end"))

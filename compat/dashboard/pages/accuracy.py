@@ -7,7 +7,7 @@ import math
 import re
 from collections import Counter
 
-from compat.core import dtypes, ops
+from compat.core import contracts, dtypes, ops
 from compat.dashboard.charts.scatter import Mark, Panel, Rule, panels
 from compat.dashboard.context import Context
 from compat.dashboard.html import e, table
@@ -39,7 +39,9 @@ def accuracy(dash: Context) -> None:
         f"each cell; a column per version for a backend recorded at several).</p>"
         f"<p>Above each function's table, its chart: a panel per dtype with each row's worst error (ULPs, log "
         f"scale) at the input that reached it, numbered as the rows in the legend under the panels; the "
-        f"dashed line is the published accuracy, the dotted one half an ULP (below it: correctly rounded), "
+        f"dashed line is the published accuracy, the dash-dotted one the contract of a device's vendor where "
+        f"a device row has a value (CUDA's math library, JAX on GPUs: named under the panel), the dotted one "
+        f"half an ULP (below it: correctly rounded), "
         f"a mark above the plot (∞) an error that is not finite. Rows exact on every input, or whose call "
         f"raised, are named under the panel.</p>",
     ]
@@ -83,15 +85,18 @@ def ordered(found: set[str]) -> list[str]:
 
 def chart(op: str, dtypes_: list[str], columns: list[Column], cells: dict) -> str:
     """A panel per dtype: each column's worst error (ULP, log) at the input that reached it
-    (symmetric log for a grid over many binades), the published accuracy as a dashed line,
-    half an ULP (correctly rounded) dotted; what has no mark is said under the panel."""
+    (symmetric log for a grid over many binades), the published accuracy as a dashed line, a
+    device column's contract dash-dotted, half an ULP (correctly rounded) dotted; what has no mark
+    is said under the panel."""
     drawn = []
     for dtype in dtypes_:
         row = f"{op} {dtype}" if dtype else op
         bound = bound_of(op, dtype)
+        allowed = contract_bounds(op, dtype, [c for c in columns if (row, c) in cells])
         panel = Panel(
             f"{dtype or 'result'}: published {bound:g} ULP",
-            rules=[Rule(bound, "published"), Rule(HALF, "½ ULP", "rc")],
+            rules=[Rule(bound, "published"), *(Rule(u, "contract", "rk") for u in allowed.values())]
+            + [Rule(HALF, "½ ULP", "rc")],
         )
         exact, other = [], []
         for index, column in enumerate(columns):
@@ -107,7 +112,8 @@ def chart(op: str, dtypes_: list[str], columns: list[Column], cells: dict) -> st
                 other.append(str(index + 1))
             else:
                 panel.marks.append(Mark(at, ulps, index, f"{column_name(column)}: {value}"))
-        said = [f"0 ULP everywhere: {', '.join(exact)}"] if exact else []
+        said = [f"{name}'s contract: {ulps:g} ULP" for name, ulps in allowed.items()]
+        said += [f"0 ULP everywhere: {', '.join(exact)}"] if exact else []
         said += [f"raised or other result: {', '.join(other)}"] if other else []
         panel.below = "; ".join(said)
         drawn.append(panel)
@@ -121,6 +127,22 @@ def chart(op: str, dtypes_: list[str], columns: list[Column], cells: dict) -> st
         "worst error (ULP, log)",
         f"{op}: per dtype, each row's worst error in ULPs against the correctly rounded value, at its input",
     )
+
+
+def contract_bounds(op: str, dtype: str, columns: list[Column]) -> dict[str, float]:
+    """The ULPs the contract of each device column's device (of those with a record there) allows ``op`` in ``dtype``
+    (compat.core.contracts: CUDA's math library, JAX's accuracy on GPUs), by the contract's name."""
+    found = {}
+    for column in columns:
+        contract = contracts.of(column.name, column.device) if column.device else None
+        allowed = [
+            clause.ulps
+            for clause in (contract.clauses if contract is not None else ())
+            if clause.ulps is not None and clause.covers(op, dtype)
+        ]
+        if contract is not None and allowed:
+            found[contract.name] = max(allowed)
+    return found
 
 
 def column_name(column: Column) -> str:
