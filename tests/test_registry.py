@@ -184,6 +184,22 @@ def test_glob_patterns(tmp_path):
     assert known.match(JAX_X32, divergence(inputs="int8,uint8", actual="int16")) is None
 
 
+def test_a_glob_that_starts_with_an_exclamation_mark_excludes(tmp_path):
+    known = load(
+        tmp_path, entry("int-no-uint64", inputs='["int*,*", "!*uint64*"]', op='["add", "!__radd__"]')
+    )
+    assert known.match(JAX_X32, divergence(inputs="int8,uint8")).id == "int-no-uint64"
+    assert known.match(JAX_X32, divergence(inputs="int8,uint64")) is None  # included, and excluded
+    assert known.match(JAX_X32, divergence(inputs="uint8,int8")) is None  # not included
+    assert known.match(JAX_X32, divergence(family="operators", op="__add__")).id == "int-no-uint64"
+    assert known.match(JAX_X32, divergence(family="operators", op="__radd__")) is None
+    only_out = load(tmp_path, entry("no-bool", inputs='"!*bool*"'))  # every value but those it excludes
+    assert only_out.match(JAX_X32, divergence(inputs="int8,uint8")).id == "no-bool"
+    assert only_out.match(JAX_X32, divergence(inputs="bool,uint8")) is None
+    with pytest.raises(RegistryError, match="'inputs' must be a glob or a list of globs"):
+        load(tmp_path, entry("bare", inputs='["int8", "!"]'))
+
+
 def test_list_of_globs_matches_any(tmp_path):
     known = load(tmp_path, entry("some-ops", op='["add", "sub*", "*_divide"]'))
     for op in ("add", "subtract", "true_divide", "floor_divide"):

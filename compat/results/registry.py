@@ -15,7 +15,9 @@ of globs:
               any of them: config = { mode = ["function", "xla"] }
     cpu       CPU features the host must have ("avx512_fp16") or lack ("!avx512_fp16"), as
               Linux's /proc/cpuinfo names them: for what the instruction set decides
-    family, op, inputs, expected, actual, device, reference   patterns
+    family, op, inputs, expected, actual, device, reference   patterns; a glob that starts
+              with "!" excludes what it matches: inputs = ["*,idx(*i-array*)", "!*tuple*"]
+              (an integer array in the index, and no tuple)
     raises    the class of the error the backend raises, by name ("TypeError",
               "torch.AcceleratorError") or a glob ("*": refused, whatever a release raises): a
               behaviour is the class, a release's message is evidence (an example's)
@@ -194,9 +196,17 @@ class Entry:
         if not self.applies_to(backend):
             return False
         return all(
-            any(fnmatchcase(str(divergence.get(name) or ""), glob) for glob in globs)
-            for name, globs in self.patterns.items()
+            globs_match(str(divergence.get(name) or ""), globs) for name, globs in self.patterns.items()
         )
+
+
+def globs_match(value: str, globs: tuple[str, ...]) -> bool:
+    """Does ``value`` match a pattern's globs: one of those that include (any value where all of them
+    exclude), and none of those that exclude ("!glob")?"""
+    included = [g for g in globs if not g.startswith("!")]
+    if included and not any(fnmatchcase(value, g) for g in included):
+        return False
+    return not any(fnmatchcase(value, g[1:]) for g in globs if g.startswith("!"))
 
 
 @dataclass
@@ -342,12 +352,15 @@ def parse_entry(raw: Any, where: str) -> Entry:
         if name in raw:
             value = raw[name]
             globs = (value,) if isinstance(value, str) else tuple(value) if isinstance(value, list) else None
-            if not globs or not all(isinstance(g, str) for g in globs):
+            if not globs or not all(isinstance(g, str) and g not in ("", "!") for g in globs):
                 raise RegistryError(f"{where}: {name!r} must be a glob or a list of globs")
             patterns[name] = globs
     if "op" in patterns and raw.get("forms", True):  # and the operator forms of the functions it names
         patterns["op"] += tuple(
-            f for glob in patterns["op"] if glob in ops.OPS for f in ops.operator_forms(glob)
+            ("!" if glob.startswith("!") else "") + f
+            for glob in patterns["op"]
+            if glob.removeprefix("!") in ops.OPS
+            for f in ops.operator_forms(glob.removeprefix("!"))
         )
     return Entry(
         id=raw["id"],
