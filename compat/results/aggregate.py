@@ -137,8 +137,8 @@ def fixed(replays: Iterable[tuple[Fixed, str]]) -> list[Fixed]:
     device: ``replays`` holds (the entry where it was replayed, status) pairs."""
     reproduced: dict[Fixed, bool] = {}
     for key, status in replays:
-        # shadowed: it still diverges (another entry matched it first: the registry's to mend, no fix)
-        reproduced[key] = reproduced.get(key, False) or status in ("reproduced", "shadowed")
+        # shadowed, overridden: it still diverges (another entry matched it first: no fix)
+        reproduced[key] = reproduced.get(key, False) or status in ("reproduced", "shadowed", "overridden")
     return sorted(
         (key for key, yes in reproduced.items() if not yes), key=lambda f: (f.id, f.backend, f.device or "")
     )
