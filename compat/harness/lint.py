@@ -29,7 +29,15 @@ from compat.adapters import AdapterError
 from compat.core.parse import ParseError
 from compat.results import records
 from compat.results.records import Backend
-from compat.results.registry import Entry, Example, Registry, RegistryError, files_of, globs_match
+from compat.results.registry import (
+    Entry,
+    Example,
+    Registry,
+    RegistryError,
+    files_of,
+    globs_match,
+    numpy_version,
+)
 
 FILE_LINES = 1500
 
@@ -85,6 +93,8 @@ def entry_problems(registry: Registry, entry: Entry) -> list[Problem]:
             if not entry.applies_to(backend):
                 if entry.cpu and entry.applies_to(backend, host=frozenset(entry.cpu)):
                     continue  # an entry of CPU features this host has not: checked where it has them
+                if entry.numpy and Version(numpy_version()) not in SpecifierSet(entry.numpy):
+                    continue  # an entry of NumPy releases this one is not: checked where NumPy is one
                 found.append(Problem(at, f"replayed on {backend.id}, which the entry does not apply to"))
                 continue
             matching = registry.matching(backend, fields)

@@ -11,6 +11,8 @@ of globs:
     backend   backend name or id ("torch", "jax[x32]"), or a glob ("*") (required)
     versions  PEP 440 specifier on the backend version: ">=2.4"; or since = "2.4" (the first
               release it holds for) and fixed_in = "2.14" (the first it no longer does)
+    numpy     PEP 440 specifier on NumPy's version, where the difference is NumPy's to make or
+              lose (the reference computes with the NumPy this process imports): "<2.5"
     config    table that must be a subset of the backend config; a list of values admits
               any of them: config = { mode = ["function", "xla"] }
     cpu       CPU features the host must have ("avx512_fp16") or lack ("!avx512_fp16"), as
@@ -75,6 +77,7 @@ PATTERNS = ("family", "op", "inputs", "expected", "actual", "device", "reference
 REQUIRED = ("id", "backend", "kind", "differs", "reason")
 OPTIONAL = (
     "versions",
+    "numpy",
     "since",
     "fixed_in",
     "config",
@@ -90,6 +93,13 @@ EXAMPLE_FIELDS = {"family", "call", "inputs", "exact", "backends", "device", "ag
 
 class RegistryError(Exception):
     """The registry file is malformed (one-line message for users)."""
+
+
+def numpy_version() -> str:
+    """The version of the NumPy this process imports: the reference's (its local part dropped)."""
+    import numpy
+
+    return numpy.__version__.split("+")[0]
 
 
 @cache
@@ -144,6 +154,7 @@ class Entry:
     reason: str
     source: str = ""
     versions: str = ""
+    numpy: str = ""  # specifier on the reference's NumPy version
     broad: str = ""  # why it names no family or no operation
     unreplayable: str = ""  # why it has no example
     config: dict = field(default_factory=dict)
@@ -180,6 +191,8 @@ class Entry:
             return False
         host = host_cpu_features() if host is None else host
         if not all(f[1:] not in host if f.startswith("!") else f in host for f in self.cpu):
+            return False
+        if self.numpy and Version(numpy_version()) not in SpecifierSet(self.numpy):
             return False
         if self.versions:
             try:
@@ -315,7 +328,18 @@ def parse_entry(raw: Any, where: str) -> Entry:
     unknown = set(raw) - set(REQUIRED) - set(OPTIONAL)
     if unknown:
         raise RegistryError(f"{where}: unknown field(s) {sorted(unknown)}")
-    for key in ("id", "backend", "differs", "reason", "versions", "since", "fixed_in", "source", "broad"):
+    for key in (
+        "id",
+        "backend",
+        "differs",
+        "reason",
+        "versions",
+        "numpy",
+        "since",
+        "fixed_in",
+        "source",
+        "broad",
+    ):
         if key in raw and not isinstance(raw[key], str):
             raise RegistryError(f"{where}: {key!r} must be a string")
     for key, why in (
@@ -327,6 +351,13 @@ def parse_entry(raw: Any, where: str) -> Entry:
     if "forms" in raw and not isinstance(raw["forms"], bool):
         raise RegistryError(f"{where}: 'forms' must be true or false")
     versions = versions_of(raw, where)
+    if raw.get("numpy"):
+        try:
+            SpecifierSet(raw["numpy"])
+        except InvalidSpecifier:
+            raise RegistryError(
+                f"{where}: numpy {raw['numpy']!r} is not a version specifier like '<2.5'"
+            ) from None
     kinds = (
         (raw["kind"],)
         if isinstance(raw["kind"], str)
@@ -370,6 +401,7 @@ def parse_entry(raw: Any, where: str) -> Entry:
         reason=raw["reason"],
         source=raw.get("source", ""),
         versions=versions,
+        numpy=raw.get("numpy", ""),
         broad=raw.get("broad", ""),
         unreplayable=raw.get("unreplayable", ""),
         config=raw.get("config", {}),
