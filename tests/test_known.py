@@ -242,3 +242,73 @@ def test_an_example_whose_producer_is_not_installed_is_not_replayed(monkeypatch)
     # a namespace row's array, named as --backends names it (a wrapper's example, replayed on its framework)
     wrapped = {"x0": "exported('array-api:array_api_compat.numpy', np.array([1.0], dtype=np.float32))"}
     assert producers_installed(case_from_source("from_dlpack(x0)", wrapped))
+
+
+def test_a_replay_tells_shadowed_from_overridden_and_fixed(tmp_path):
+    """What a replay of an entry's example says of the entry, from what it showed (each divergence's
+    fields and the entry that matched it first): another entry of its level first hides it (shadowed:
+    the registry to mend); an entry of the row's mode, or one naming the wrapper a framework's entry
+    reaches through, describes how that row differs (overridden); an entry that matches nothing the
+    replay showed no longer holds there (fixed)."""
+    from compat.harness.checker import replay_status
+    from compat.results.records import Backend
+    from tests.test_registry import entry, load
+
+    add = '"promotion"', '"add"'
+    known = load(
+        tmp_path,
+        entry("eager", family=add[0], op=add[1]),
+        entry("same-level", family=add[0], op=add[1]),
+        entry("jit", family=add[0], op=add[1], config='{ mode = "jit" }'),
+        entry("wrapper", backend="array-api:array_api_compat.*", family=add[0], op=add[1]),
+    )
+    entries, eager = known.by_id(), known.by_id()["eager"]
+    fields = {
+        "family": "promotion",
+        "op": "add",
+        "kind": "dtype",
+        "inputs": "int8,uint8",
+        "reference": "numpy",
+    }
+    jax = Backend("jax", "jax[x64]", "0.10.2", {"x64": True})
+    jit = Backend("jax", "jax[x64]", "0.10.2", {"x64": True, "mode": "jit"})
+    wrapper = Backend(
+        "array-api:array_api_compat.jax", "array-api:array_api_compat.jax", "1.12", {}, wraps=jax
+    )
+    assert replay_status(eager, [(fields, "eager")], entries, jax) == ("reproduced", [])
+    assert replay_status(eager, [(fields, "same-level")], entries, jax) == ("shadowed", ["same-level"])
+    assert replay_status(eager, [(fields, "jit")], entries, jit) == ("overridden", ["jit"])
+    assert replay_status(eager, [(fields, "wrapper")], entries, wrapper) == ("overridden", ["wrapper"])
+    # a shadowing among them is the registry's to mend, whatever else overrides
+    both = [(fields, "jit"), ({**fields, "inputs": "int16,uint8"}, "same-level")]
+    assert replay_status(eager, both, entries, jit) == ("shadowed", ["jit", "same-level"])
+    other = {**fields, "op": "multiply"}  # what the eager entry does not match: its divergence is gone here
+    assert replay_status(eager, [(other, None)], entries, jax) == ("fixed", [])
+    assert replay_status(entries["jit"], [(fields, "eager")], entries, jit) == ("shadowed", ["eager"])
+
+
+def test_a_shadowed_example_fails_the_known_spec(tmp_path):
+    """Two entries of one level for one divergence: the replay of the second one's example is matched
+    by the first, which the known spec reports as the registry's to mend."""
+    path = tmp_path / "registry.toml"
+    path.write_text(
+        ENTRY.format(backend="broken_int8_uint8", example=STILL_DIVERGES).replace('"planted"', '"first-one"')
+        + ENTRY.format(backend="broken_int8_uint8", example=STILL_DIVERGES)
+    )
+    process = run_pytest(
+        [
+            "compat/specs/known.py",
+            "--backends",
+            "numpy",
+            "--adapter",
+            "compat.adapters.broken:Int8Uint8PromotesToInt8",
+            "-p",
+            "no:xdist",
+            "--compat-registry=none",
+            f"--compat-registry={path}",
+        ],
+        tmp_path,
+        tmp_path / "results",
+    )
+    assert process.returncode == 1, output(process)
+    assert "registry: the example of planted is matched by first-one first" in process.stdout, output(process)

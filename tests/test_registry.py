@@ -184,6 +184,22 @@ def test_glob_patterns(tmp_path):
     assert known.match(JAX_X32, divergence(inputs="int8,uint8", actual="int16")) is None
 
 
+def test_a_glob_that_starts_with_an_exclamation_mark_excludes(tmp_path):
+    known = load(
+        tmp_path, entry("int-no-uint64", inputs='["int*,*", "!*uint64*"]', op='["add", "!__radd__"]')
+    )
+    assert known.match(JAX_X32, divergence(inputs="int8,uint8")).id == "int-no-uint64"
+    assert known.match(JAX_X32, divergence(inputs="int8,uint64")) is None  # included, and excluded
+    assert known.match(JAX_X32, divergence(inputs="uint8,int8")) is None  # not included
+    assert known.match(JAX_X32, divergence(family="operators", op="__add__")).id == "int-no-uint64"
+    assert known.match(JAX_X32, divergence(family="operators", op="__radd__")) is None
+    only_out = load(tmp_path, entry("no-bool", inputs='"!*bool*"'))  # every value but those it excludes
+    assert only_out.match(JAX_X32, divergence(inputs="int8,uint8")).id == "no-bool"
+    assert only_out.match(JAX_X32, divergence(inputs="bool,uint8")) is None
+    with pytest.raises(RegistryError, match="'inputs' must be a glob or a list of globs"):
+        load(tmp_path, entry("bare", inputs='["int8", "!"]'))
+
+
 def test_list_of_globs_matches_any(tmp_path):
     known = load(tmp_path, entry("some-ops", op='["add", "sub*", "*_divide"]'))
     for op in ("add", "subtract", "true_divide", "floor_divide"):
@@ -251,6 +267,17 @@ def test_since_and_fixed_in_are_a_version_range(tmp_path):
     assert known.match(replace(JAX_X32, version="0.5.0"), divergence()) is None
     assert known.match(replace(JAX_X32, version="0.4.29"), divergence()) is None
     assert "not both" in load_error(tmp_path, entry("x", versions='">=1"', since='"1"'))
+
+
+def test_numpy_is_a_version_range_of_the_reference(tmp_path, monkeypatch):
+    """A difference that NumPy makes or loses holds for the NumPy releases the entry names,
+    whatever the backend's version (NumPy 2.5's eig returns complex eigenvalues for real ones)."""
+    known = load(tmp_path, entry("numpys", family='"promotion"', op='"add"', numpy='"<2.5"'))
+    monkeypatch.setattr(registry, "numpy_version", lambda: "2.4.6")
+    assert known.match(JAX_X32, divergence()) is not None
+    monkeypatch.setattr(registry, "numpy_version", lambda: "2.5.5")
+    assert known.match(JAX_X32, divergence()) is None
+    assert "not a version specifier" in load_error(tmp_path, entry("x", numpy='"two"'))
 
 
 def test_a_folder_of_files_is_one_registry_and_a_user_adds_to_it(tmp_path):

@@ -6,7 +6,6 @@ pytest hooks write as records."""
 from __future__ import annotations
 
 import inspect
-from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
@@ -38,7 +37,7 @@ from compat.harness.runner import Runner, timed
 from compat.harness.surveys import Surveys
 from compat.judge import judge, oracle
 from compat.results import records
-from compat.results.registry import Example, Registry
+from compat.results.registry import Entry, Example, Registry
 
 
 @dataclass
@@ -388,6 +387,7 @@ def replay_examples(checker: Checker, wanted: Callable[[Case], bool]) -> None:
     ledger = checker.ledger
     if checker.backend.name == checker.session.reference.name:  # NumPy against itself
         return
+    entries = checker.session.registry.by_id()
     for entry in checker.session.registry.entries:
         if not entry.applies_to(checker.backend_info):
             continue
@@ -395,14 +395,41 @@ def replay_examples(checker: Checker, wanted: Callable[[Case], bool]) -> None:
             if example.family != ledger.family or (case := replayable_case(example, checker)) is None:
                 continue
             if wanted(case):
-                before = Counter(ledger.matched)
-                checker.replay(case, example.question())
-                gained = sorted(e for e, n in ledger.matched.items() if n > before[e])
-                # shadowed: what it shows is matched by another entry first (a registry to mend, not a fix)
-                status = "reproduced" if entry.id in gained else "shadowed" if gained else "fixed"
+                ledger.replayed = []
+                try:
+                    checker.replay(case, example.question())
+                finally:
+                    shown, ledger.replayed = ledger.replayed, None
+                status, by = replay_status(entry, shown, entries, checker.backend_info)
                 ledger.replays.append((entry.id, case, status))
                 if status == "shadowed":
-                    ledger.shadowing[entry.id] = gained
+                    ledger.shadowing[entry.id] = by
+                elif status == "overridden":
+                    ledger.overriding[entry.id] = by
+
+
+def replay_status(
+    entry: Entry, shown: list[tuple[dict, str | None]], entries: dict[str, Entry], backend: records.Backend
+) -> tuple[str, list[str]]:
+    """What a replay of one of ``entry``'s examples says of it, from the divergences the replay showed
+    (``shown``: each one's fields and the entry that matched it first), and the entries that matched
+    first what the entry matches too: reproduced (the entry matched one first); shadowed (another
+    entry of its level, or a broader one, did: the registry to mend, not a fix); overridden (an
+    entry more specific to this row did: its device's, mode's or config's, or one that names the
+    wrapper a framework's entry reaches through, which describes how the row differs from where the
+    example's entry holds: the order at work, not a fix either); fixed (the entry matches nothing
+    the replay showed)."""
+    if any(first == entry.id for _, first in shown):
+        return "reproduced", []
+    hidden = sorted({first for fields, first in shown if first and entry.matches(backend, fields)})
+    if not hidden:
+        return "fixed", []
+
+    def specific(e: Entry) -> tuple[int, bool]:
+        return e.level, e.names(backend)
+
+    overriding = all(specific(entries[e]) > specific(entry) for e in hidden)
+    return ("overridden" if overriding else "shadowed"), hidden
 
 
 def replayable_case(example: Example, checker: Checker) -> Case | None:

@@ -54,7 +54,12 @@ class Ledger:
         self.matched: Counter[str] = Counter()  # registry entry -> divergences it matched
         self.replays: list[tuple[str, Case, str]] = []  # registry examples replayed: (entry, case, status)
         self.shadowing: dict[str, list[str]] = {}  # entry -> the entries that matched its example first
+        # entry -> the entries more specific to this row (its device's, mode's, config's, a wrapper's)
+        # that matched first what its example showed and it matches too
+        self.overriding: dict[str, list[str]] = {}
         self.replaying = False  # a replay inside a Hypothesis example: a new divergence is kept, not raised
+        # while a registry example replays: each divergence's fields and the entry that matched it first
+        self.replayed: list[tuple[dict, str | None]] | None = None
         # operation (or 'dtype <name>') -> the reason the backend's adapter declares, and the cases not checked
         self.unsupported: dict[str, str] = {}
         self.unsupported_cases: Counter[str] = Counter()
@@ -117,6 +122,10 @@ class Ledger:
             for m, f in zip(mismatches, fields)
         ]
         self.matched.update(entry.id for entry in known if entry)
+        if self.replayed is not None:
+            self.replayed += [
+                (f, e.id if e else None) for f, e, m in zip(fields, known, mismatches) if not m.within
+            ]
         found = Found(case, verdict.expected, verdict.actual, mismatches, known, reference, follows)
         settled = all(entry is not None or m.within for entry, m in zip(known, mismatches))
         if settled or self.replaying or not hypothesis.currently_in_test_context():

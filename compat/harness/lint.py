@@ -19,7 +19,6 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from fnmatch import fnmatchcase
 from pathlib import Path
 
 from packaging.specifiers import SpecifierSet
@@ -30,7 +29,15 @@ from compat.adapters import AdapterError
 from compat.core.parse import ParseError
 from compat.results import records
 from compat.results.records import Backend
-from compat.results.registry import Entry, Example, Registry, RegistryError, files_of
+from compat.results.registry import (
+    Entry,
+    Example,
+    Registry,
+    RegistryError,
+    files_of,
+    globs_match,
+    numpy_version,
+)
 
 FILE_LINES = 1500
 
@@ -86,6 +93,8 @@ def entry_problems(registry: Registry, entry: Entry) -> list[Problem]:
             if not entry.applies_to(backend):
                 if entry.cpu and entry.applies_to(backend, host=frozenset(entry.cpu)):
                     continue  # an entry of CPU features this host has not: checked where it has them
+                if entry.numpy and Version(numpy_version()) not in SpecifierSet(entry.numpy):
+                    continue  # an entry of NumPy releases this one is not: checked where NumPy is one
                 found.append(Problem(at, f"replayed on {backend.id}, which the entry does not apply to"))
                 continue
             matching = registry.matching(backend, fields)
@@ -121,17 +130,21 @@ def shown(entry: Entry, example: Example) -> dict:
 
 
 def standing_in(entry: Entry, name: str, default: str) -> str:
-    """A value the entry's pattern ``name`` matches (its first glob, made concrete), or ``default``."""
+    """A value the entry's pattern ``name`` matches (its first glob that includes, made concrete), or
+    ``default`` (where its globs only exclude, and do not exclude it)."""
     globs = entry.patterns.get(name)
     if not globs:
         return default
-    concrete = re.sub(r"\[!?([^\]])[^\]]*\]", r"\1", globs[0]).replace("*", "").replace("?", "x")
-    return concrete if fnmatchcase(concrete, globs[0]) else globs[0]
+    included = [g for g in globs if not g.startswith("!")]
+    if not included:
+        return default if globs_match(default, globs) else ""
+    concrete = re.sub(r"\[!?([^\]])[^\]]*\]", r"\1", included[0]).replace("*", "").replace("?", "x")
+    return concrete if globs_match(concrete, globs) else included[0]
 
 
 def holds(entry: Entry, name: str, value: str) -> bool:
     globs = entry.patterns.get(name)
-    return not globs or any(fnmatchcase(value, g) for g in globs)
+    return not globs or globs_match(value, globs)
 
 
 def backends_of(entry: Entry, example: Example) -> list[Backend]:

@@ -176,7 +176,7 @@ def pytest_pyfunc_call(pyfuncitem):
         compat.write(record)
     shadowing = checker.ledger.shadowing
     for entry, case, status in checker.ledger.replays:
-        by = shadowing.get(entry, []) if status == "shadowed" else []
+        by = {"shadowed": shadowing, "overridden": checker.ledger.overriding}.get(status, {}).get(entry, [])
         compat.write(
             records.Replay(**common, op=case.op, known=entry, status=status, example=case.example(), by=by)
         )

@@ -12,10 +12,9 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
-from fnmatch import fnmatchcase
 
 from compat.results.records import Backend, Checks, Coverage, Divergence, Observation, Replay, Run
-from compat.results.registry import Registry
+from compat.results.registry import Registry, globs_match
 
 PROMOTION_GRID = "promotion-grid"  # the exhaustive promotion specs: every pair of dtypes
 INVALID_INDICES = "invalid-indices"  # the specs of out-of-bounds and invalid indices
@@ -138,8 +137,8 @@ def fixed(replays: Iterable[tuple[Fixed, str]]) -> list[Fixed]:
     device: ``replays`` holds (the entry where it was replayed, status) pairs."""
     reproduced: dict[Fixed, bool] = {}
     for key, status in replays:
-        # shadowed: it still diverges (another entry matched it first: the registry's to mend, no fix)
-        reproduced[key] = reproduced.get(key, False) or status in ("reproduced", "shadowed")
+        # shadowed, overridden: it still diverges (another entry matched it first: no fix)
+        reproduced[key] = reproduced.get(key, False) or status in ("reproduced", "shadowed", "overridden")
     return sorted(
         (key for key, yes in reproduced.items() if not yes), key=lambda f: (f.id, f.backend, f.device or "")
     )
@@ -186,13 +185,10 @@ def stale(run: Run, registry: Registry) -> list[Stale]:
             on = entry.patterns.get(
                 "device"
             )  # an entry of a device (cuda:*) concerns only a run that checked one
-            if on and not any(fnmatchcase(d, g) for d in devices[backend_id] for g in on):
+            if on and not any(globs_match(d, on) for d in devices[backend_id]):
                 continue
             families, ops = entry.patterns.get("family", ("*",)), entry.patterns.get("op", ("*",))
-            if any(
-                any(fnmatchcase(f, g) for g in families) and any(fnmatchcase(o, g) for g in ops)
-                for f, o in checked[backend_id]
-            ):
+            if any(globs_match(f, families) and globs_match(o, ops) for f, o in checked[backend_id]):
                 found.append(Stale(entry.id, backend_id, entry.differs))
     return found
 

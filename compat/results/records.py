@@ -225,9 +225,11 @@ class Replay(Record):
 
     op: str
     known: str  # the registry entry
-    status: str  # reproduced | fixed (on this backend version) | shadowed (another entry matched it first)
+    # reproduced | fixed (on this backend version) | shadowed (another entry of its level, or a broader
+    # one, matched it first) | overridden (an entry of this row's device, mode or config matched it first)
+    status: str
     example: dict  # call, inputs, as in Divergence.example
-    by: list[str] = field(default_factory=list)  # shadowed: the entries that matched its example first
+    by: list[str] = field(default_factory=list)  # shadowed, overridden: the entries that matched it first
 
 
 TYPES = {cls.TYPE: cls for cls in (Divergence, Checks, Observation, Coverage, Replay)}

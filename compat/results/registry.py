@@ -11,11 +11,15 @@ of globs:
     backend   backend name or id ("torch", "jax[x32]"), or a glob ("*") (required)
     versions  PEP 440 specifier on the backend version: ">=2.4"; or since = "2.4" (the first
               release it holds for) and fixed_in = "2.14" (the first it no longer does)
+    numpy     PEP 440 specifier on NumPy's version, where the difference is NumPy's to make or
+              lose (the reference computes with the NumPy this process imports): "<2.5"
     config    table that must be a subset of the backend config; a list of values admits
               any of them: config = { mode = ["function", "xla"] }
     cpu       CPU features the host must have ("avx512_fp16") or lack ("!avx512_fp16"), as
               Linux's /proc/cpuinfo names them: for what the instruction set decides
-    family, op, inputs, expected, actual, device, reference   patterns
+    family, op, inputs, expected, actual, device, reference   patterns; a glob that starts
+              with "!" excludes what it matches: inputs = ["*,idx(*i-array*)", "!*tuple*"]
+              (an integer array in the index, and no tuple)
     raises    the class of the error the backend raises, by name ("TypeError",
               "torch.AcceleratorError") or a glob ("*": refused, whatever a release raises): a
               behaviour is the class, a release's message is evidence (an example's)
@@ -73,6 +77,7 @@ PATTERNS = ("family", "op", "inputs", "expected", "actual", "device", "reference
 REQUIRED = ("id", "backend", "kind", "differs", "reason")
 OPTIONAL = (
     "versions",
+    "numpy",
     "since",
     "fixed_in",
     "config",
@@ -88,6 +93,13 @@ EXAMPLE_FIELDS = {"family", "call", "inputs", "exact", "backends", "device", "ag
 
 class RegistryError(Exception):
     """The registry file is malformed (one-line message for users)."""
+
+
+def numpy_version() -> str:
+    """The version of the NumPy this process imports: the reference's (its local part dropped)."""
+    import numpy
+
+    return numpy.__version__.split("+")[0]
 
 
 @cache
@@ -142,6 +154,7 @@ class Entry:
     reason: str
     source: str = ""
     versions: str = ""
+    numpy: str = ""  # specifier on the reference's NumPy version
     broad: str = ""  # why it names no family or no operation
     unreplayable: str = ""  # why it has no example
     config: dict = field(default_factory=dict)
@@ -179,6 +192,8 @@ class Entry:
         host = host_cpu_features() if host is None else host
         if not all(f[1:] not in host if f.startswith("!") else f in host for f in self.cpu):
             return False
+        if self.numpy and Version(numpy_version()) not in SpecifierSet(self.numpy):
+            return False
         if self.versions:
             try:
                 return Version(backend.version.split("+")[0]) in SpecifierSet(self.versions)
@@ -194,9 +209,17 @@ class Entry:
         if not self.applies_to(backend):
             return False
         return all(
-            any(fnmatchcase(str(divergence.get(name) or ""), glob) for glob in globs)
-            for name, globs in self.patterns.items()
+            globs_match(str(divergence.get(name) or ""), globs) for name, globs in self.patterns.items()
         )
+
+
+def globs_match(value: str, globs: tuple[str, ...]) -> bool:
+    """Does ``value`` match a pattern's globs: one of those that include (any value where all of them
+    exclude), and none of those that exclude ("!glob")?"""
+    included = [g for g in globs if not g.startswith("!")]
+    if included and not any(fnmatchcase(value, g) for g in included):
+        return False
+    return not any(fnmatchcase(value, g[1:]) for g in globs if g.startswith("!"))
 
 
 @dataclass
@@ -305,7 +328,18 @@ def parse_entry(raw: Any, where: str) -> Entry:
     unknown = set(raw) - set(REQUIRED) - set(OPTIONAL)
     if unknown:
         raise RegistryError(f"{where}: unknown field(s) {sorted(unknown)}")
-    for key in ("id", "backend", "differs", "reason", "versions", "since", "fixed_in", "source", "broad"):
+    for key in (
+        "id",
+        "backend",
+        "differs",
+        "reason",
+        "versions",
+        "numpy",
+        "since",
+        "fixed_in",
+        "source",
+        "broad",
+    ):
         if key in raw and not isinstance(raw[key], str):
             raise RegistryError(f"{where}: {key!r} must be a string")
     for key, why in (
@@ -317,6 +351,13 @@ def parse_entry(raw: Any, where: str) -> Entry:
     if "forms" in raw and not isinstance(raw["forms"], bool):
         raise RegistryError(f"{where}: 'forms' must be true or false")
     versions = versions_of(raw, where)
+    if raw.get("numpy"):
+        try:
+            SpecifierSet(raw["numpy"])
+        except InvalidSpecifier:
+            raise RegistryError(
+                f"{where}: numpy {raw['numpy']!r} is not a version specifier like '<2.5'"
+            ) from None
     kinds = (
         (raw["kind"],)
         if isinstance(raw["kind"], str)
@@ -342,12 +383,15 @@ def parse_entry(raw: Any, where: str) -> Entry:
         if name in raw:
             value = raw[name]
             globs = (value,) if isinstance(value, str) else tuple(value) if isinstance(value, list) else None
-            if not globs or not all(isinstance(g, str) for g in globs):
+            if not globs or not all(isinstance(g, str) and g not in ("", "!") for g in globs):
                 raise RegistryError(f"{where}: {name!r} must be a glob or a list of globs")
             patterns[name] = globs
     if "op" in patterns and raw.get("forms", True):  # and the operator forms of the functions it names
         patterns["op"] += tuple(
-            f for glob in patterns["op"] if glob in ops.OPS for f in ops.operator_forms(glob)
+            ("!" if glob.startswith("!") else "") + f
+            for glob in patterns["op"]
+            if glob.removeprefix("!") in ops.OPS
+            for f in ops.operator_forms(glob.removeprefix("!"))
         )
     return Entry(
         id=raw["id"],
@@ -357,6 +401,7 @@ def parse_entry(raw: Any, where: str) -> Entry:
         reason=raw["reason"],
         source=raw.get("source", ""),
         versions=versions,
+        numpy=raw.get("numpy", ""),
         broad=raw.get("broad", ""),
         unreplayable=raw.get("unreplayable", ""),
         config=raw.get("config", {}),
