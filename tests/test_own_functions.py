@@ -72,24 +72,30 @@ def divergences(here) -> list[records.Divergence]:
     return [d for run in records.load(here / "results").runs.values() for d in run.divergences]
 
 
-def passed(text: str) -> dict[str, set[str]]:
-    """Test -> the rows it passed on, from ``-rA``'s summary."""
+def rows_of(text: str, outcome: str = "PASSED") -> dict[str, set[str]]:
+    """Test -> the rows it ended with ``outcome`` on, from ``-rA``'s summary."""
     rows: dict[str, set[str]] = {}
     for line in text.splitlines():
-        if line.startswith("PASSED"):
-            test, row = line.split("::", 1)[1].split("[", 1)
+        if line.startswith(f"{outcome} "):
+            test, row = line.split(" - ", 1)[0].split("::", 1)[1].split("[", 1)
             rows.setdefault(test, set()).add(row[:-1])
     return rows
 
 
 def test_the_correct_function_agrees_on_every_row(runs):
+    """No new divergence on any row; a row where the backend's known behaviour shows (XLA's CPU
+    flushes a subnormal exp to zero) is an expected failure that names its registry entry."""
     here, process = runs["correct"]
     text = output(process)
     assert process.returncode == 0, text
-    rows = passed(text)
-    assert {"numpy", *DIFFERENTIATING} <= rows["test_softmax"], text
-    assert rows["test_logsumexp"] == rows["test_softmax"], text
-    assert [d for d in divergences(here) if d.status == "new"] == []
+    passed, known = rows_of(text), rows_of(text, "XFAIL")
+    agreed = {test: passed.get(test, set()) | known.get(test, set()) for test in passed}
+    assert {"numpy", *DIFFERENTIATING} <= agreed["test_softmax"], text
+    assert agreed["test_logsumexp"] == agreed["test_softmax"], text
+    found = divergences(here)
+    assert [d for d in found if d.status == "new"] == []
+    for test, rows in known.items():
+        assert rows <= {d.backend.row for d in found if d.spec_name == test and d.known}, text
 
 
 def test_the_gradient_is_checked_on_every_row_with_autodiff_and_said_unsupported_on_the_others(runs):
