@@ -1,5 +1,5 @@
 """``python -m compat bench --test-command``'s measurements (compat.harness.timing): a test's own
-seconds, the child processes it starts with theirs, and a spec param's row, family and the time
+seconds, the child processes it starts with their wall and CPU seconds, and a spec param's row, family and the time
 inside framework calls, read back from a real pytest run with the plugin."""
 
 from __future__ import annotations
@@ -15,9 +15,12 @@ SLOW = """
 import subprocess, sys, time
 
 
+BUSY = "import time\\nwhile time.process_time() < 0.3: pass\\ntime.sleep(0.2)"  # 0.3 s of CPU, 0.5 s of wall
+
+
 def test_sleeps_and_starts_a_child():
     time.sleep(0.3)
-    subprocess.run([sys.executable, "-c", "import time; time.sleep(0.4)"], check=True)
+    subprocess.run([sys.executable, "-c", BUSY], check=True)
 
 
 def test_quick():
@@ -49,8 +52,9 @@ def timed(tmp_path_factory):
 def test_a_tests_seconds_include_the_children_it_started(timed):
     tests, processes = timed
     (slow,) = [t for t in tests if t.nodeid.endswith("test_sleeps_and_starts_a_child")]
-    ((command, seconds),) = slow.children
-    assert command.endswith("python -c") and 0.4 <= seconds < slow.seconds
+    ((command, seconds, cpu),) = slow.children
+    assert command.endswith("python -c") and 0.5 <= seconds < slow.seconds
+    assert 0.3 <= cpu < seconds  # its CPU, not its sleep
     assert slow.seconds >= 0.7 and slow.row == ""
     (quick,) = [t for t in tests if t.nodeid.endswith("test_quick")]
     assert quick.children == [] and quick.seconds < slow.seconds

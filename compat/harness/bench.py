@@ -183,10 +183,11 @@ def report(tests: list[timing.Timed], processes: dict[str, float], wall: float, 
         f"+ compat's checker {compat:.0f} s + Hypothesis, pytest and fixtures "
         f"{sum(t.seconds for t in specs) - framework - compat:.0f} s",
         f"compat's own tests ({len(tests) - len(specs)}): {total - sum(t.seconds for t in specs):.0f} s, "
-        f"of which {len(children)} child processes {sum(s for _, s in children):.0f} s (their wall, "
-        "overlapping where a test starts several)",
+        f"of which {len(children)} child processes {sum(c[1] for c in children):.0f} s (their wall, "
+        f"overlapping where a test starts several) and {sum(c[2] for c in children):.0f} s of CPU (taken "
+        "from the cores the test processes share)",
         "",
-        f"{'file':<44} {'tests':>6} {'seconds':>8} {'children':>9} {'child s':>8}",
+        f"{'file':<44} {'tests':>6} {'seconds':>8} {'children':>9} {'child s':>8} {'child CPU':>9}",
     ]
     by_file: defaultdict[str, list[timing.Timed]] = defaultdict(list)
     for test in tests:
@@ -195,7 +196,7 @@ def report(tests: list[timing.Timed], processes: dict[str, float], wall: float, 
         started = [c for t in found for c in t.children]
         lines.append(
             f"{file[-44:]:<44} {len(found):>6} {sum(t.seconds for t in found):>8.1f} {len(started):>9} "
-            f"{sum(s for _, s in started):>8.1f}"
+            f"{sum(c[1] for c in started):>8.1f} {sum(c[2] for c in started):>9.1f}"
         )
     lines += [
         "",
@@ -212,12 +213,14 @@ def report(tests: list[timing.Timed], processes: dict[str, float], wall: float, 
             f"{row[:34]:<34} {family:<14} {len(found):>6} {seconds:>8.1f} {inside / seconds:>9.0%} "
             f"{own / seconds:>7.0%} {1 - (inside + own) / seconds:>6.0%}"
         )
-    lines += ["", f"{'child process':<44} {'count':>6} {'seconds':>8}"]
-    by_command: defaultdict[str, list[float]] = defaultdict(list)
-    for command, seconds in children:
-        by_command[command].append(seconds)
-    for command, found in sorted(by_command.items(), key=lambda kv: -sum(kv[1]))[:most]:
-        lines.append(f"{command[:44]:<44} {len(found):>6} {sum(found):>8.1f}")
+    lines += ["", f"{'child process':<44} {'count':>6} {'seconds':>8} {'CPU':>8}"]
+    by_command: defaultdict[str, list[tuple[float, float]]] = defaultdict(list)
+    for command, seconds, cpu in children:
+        by_command[command].append((seconds, cpu))
+    for command, found in sorted(by_command.items(), key=lambda kv: -sum(c for _, c in kv[1]))[:most]:
+        lines.append(
+            f"{command[:44]:<44} {len(found):>6} {sum(s for s, _ in found):>8.1f} {sum(c for _, c in found):>8.1f}"
+        )
     return "\n".join(lines)
 
 

@@ -2,7 +2,8 @@
 ``python -m compat bench --test-command`` loads into the test command and each of its xdist
 workers. Per test it keeps its wall time (setup, call and teardown), and for a spec param (an
 ``xp`` fixture) the time inside framework calls and inside compat's checker; per child process a
-test starts (a child pytest, a reproducer, an isolated call), its command and wall time. Each
+test starts (a child pytest, a reproducer, an isolated call), its command, wall time and CPU time
+(its own and its waited-for children's: what it took from the cores the workers share). Each
 process writes one JSON line per test into ``$COMPAT_TIMING_DIR`` at its end; ``times`` reads
 them back, and ``compat.harness.bench`` prints the tables."""
 
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import resource
 import subprocess
 import time
 from dataclasses import asdict, dataclass, field
@@ -31,7 +33,8 @@ class Timed:
     family: str = ""
     framework: float = 0.0  # inside adapter calls (the NumPy reference's too)
     compat: float = 0.0  # inside compat's checker, not in framework calls
-    children: list[tuple[str, float]] = field(default_factory=list)  # (command, seconds) it started
+    # (command, wall seconds, CPU seconds) of each child it started
+    children: list[tuple[str, float, float]] = field(default_factory=list)
 
 
 class Timing:
@@ -45,7 +48,9 @@ class Timing:
         self.patch_subprocesses()
 
     def patch_subprocesses(self) -> None:
-        """Popen notes when each child starts; wait, when it ended (run and communicate wait too)."""
+        """Popen notes when each child starts; wait, when it ended and the CPU the children reaped
+        meanwhile took (run and communicate wait too; children waited for at once in several threads
+        share their CPU between them, the sum stays right)."""
         timing, popen_init, popen_wait = self, subprocess.Popen.__init__, subprocess.Popen.wait
 
         def init(process, args, *rest, **kwargs):
@@ -53,10 +58,11 @@ class Timing:
             popen_init(process, args, *rest, **kwargs)
 
         def wait(process, timeout=None):
+            before = children_cpu()
             status = popen_wait(process, timeout)
             start, command, test = vars(process).pop("_compat_timing", (None, "", None))
             if start is not None and test is not None:
-                test.children.append((command, time.perf_counter() - start))
+                test.children.append((command, time.perf_counter() - start, children_cpu() - before))
             return status
 
         subprocess.Popen.__init__ = init  # type: ignore[method-assign]
@@ -101,6 +107,12 @@ def age() -> float:
     except (OSError, ValueError, IndexError):
         return 0.0
     return max(0.0, uptime - ticks / os.sysconf("SC_CLK_TCK"))
+
+
+def children_cpu() -> float:
+    """User and system CPU seconds of this process's children that have ended and been waited for."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def command_of(args) -> str:
