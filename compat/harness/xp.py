@@ -153,6 +153,7 @@ def pytest_pyfunc_call(pyfuncitem):
                 pyfuncitem.obj, checker.share, params_on_row(pyfuncitem), least_examples(pyfuncitem)
             ),
             without_shrinking_hangs(pyfuncitem.obj, checker),
+            patches.applied("hypothesis-digest-once"),
         ):
             yield
     except (KeyboardInterrupt, SystemExit):
