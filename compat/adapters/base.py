@@ -171,6 +171,13 @@ class Adapter:
             return NOTHING_TO_COMPILE
         return self.MODE_LIMITS.get(mode, {}).get(op)
 
+    # the standard's keywords its functions do not take ("keyword", or "operation.keyword") -> why: a case
+    # passing one is counted as "<operation>(<keyword>=)", not checked, as an unsupported operation is
+    LACKS: ClassVar[dict[str, str]] = {}
+
+    def unsupported_parameter(self, op: str, name: str) -> str | None:
+        return self.LACKS.get(f"{op}.{name}") or self.LACKS.get(name)
+
     def unsupported_dtype(self, name: str) -> str | None:
         """The reason the backend has no dtype ``name`` (CuPy's bfloat16), or None if it has it: a
         case that holds or asks for one is counted, not checked, as an unsupported operation is."""
@@ -301,7 +308,7 @@ class Adapter:
                 if prepare is not None:
                     backend_args = prepare(*backend_args)
                 backend_kwargs = {
-                    k: self.dtype(v) if k == "dtype" else self.convert(v, device)
+                    k: self.dtype(v) if k == "dtype" and v is not None else self.convert(v, device)
                     for k, v in (kwargs or {}).items()
                 }  # arrays among them (searchsorted's sorter, diff's prepend) as backend arrays
                 if mode == "eager":
@@ -370,8 +377,8 @@ class Adapter:
             return producer(self, value.producer).exported(value)
         if isinstance(value, np.ndarray):
             return self.from_numpy(np.asarray(value), device)
-        if isinstance(value, tuple):
-            return tuple(
+        if isinstance(value, (tuple, list)):  # concat's arrays, as a tuple or a list
+            return type(value)(
                 v
                 if isinstance(v, np.ndarray) and not isinstance(v, BackendArray)
                 else self.convert(v, device)

@@ -18,6 +18,7 @@ rounded): its bounds are taken plus half a ULP, as distances from the correctly 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
 
@@ -93,7 +94,7 @@ CUDA_ULPS = {
 HALF = ("float16", "bfloat16")
 
 
-def ulp_clauses(table: dict[str, tuple[float, float]], what: str, source: str, plus: float = 0.0):
+def ulp_clauses(table: Mapping[str, tuple[float, float]], what: str, source: str, plus: float = 0.0):
     """One clause per function and dtype of a table of (float32, float64) ULP bounds."""
     return tuple(
         Clause(f"{what}: {op} of {dtype} within {bound:g} ULP", source, (op,), (dtype,), bound + plus)

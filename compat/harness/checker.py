@@ -31,6 +31,7 @@ from compat.harness.references import (
     OnDevice,
     OwnAnswer,
     Promised,
+    SignatureAdmits,
     Standard,
 )
 from compat.harness.runner import Runner, timed
@@ -147,6 +148,36 @@ def alike(
             i
         )
     return [(np.array(where), key[2]) for key, where in groups.items()]
+
+
+def signature_answer(checker: Checker, op: str, *args, **kwargs) -> Outcome:
+    """``xp.check_signature``: a call whose every argument is of a kind the standard's signature
+    admits (compat.core.calls), against NumPy as ``check``. Where NumPy raises, the standard is the
+    reference, for a result is due: NumPy's own row records its departure (reference ``standard``),
+    a row that answers follows the standard (its divergence from NumPy has status ``standard``), a
+    row that raises as NumPy does departs as NumPy does (status ``departs``: reported, never failed)."""
+    case, ledger = Case(op, args, kwargs), checker.ledger
+    if ledger.declared_unsupported(op, case) is not None:
+        return ledger.declared_unsupported(op, case)  # type: ignore[return-value]
+    expected = checker.numpy.outcome(case)
+    if not expected.raised or expected.error_category in ("crash", "timeout"):
+        return checker._judged(case)
+    admitted = SignatureAdmits(case)
+    if checker.backend.name == checker.session.reference.name:
+        ledger.count_example()
+        ledger.cases[op] += 1
+        ledger.saw(case)
+        ledger.enter(judge(admitted, case, expected, ledger.note_once))
+        return expected
+    actual = checker.runner.call(checker.backend, case, checker.device, checker.mode)
+    if not actual.raised or actual.error_category in ("crash", "timeout"):
+        return checker._judged(case, actual=actual, follows=admitted.clause)
+    # both refuse a call the standard admits: what NumPy's departure is, not which error it raises
+    ledger.count_example()
+    ledger.cases[op] += 1
+    ledger.saw(case)
+    ledger.enter(judge(admitted, case, actual, ledger.note_once), departs=True)
+    return actual
 
 
 OWN_OPTIONS = {"ulps", "terms", "grad"}  # check_function's keywords; the rest are the function's
@@ -300,6 +331,7 @@ class Checker:
     check_promise = timed(promised_answer)  # op(*args) against what the backend promises
     check_standard = timed(stated_answer)  # a special case against NumPy and the standard's result
     check_function = timed(function_answer)  # a user's own function, against it on NumPy
+    check_signature = timed(signature_answer)  # a call the standard's signature admits
 
     @timed
     def check_gradient(self, transform: str, program: Program, *args: np.ndarray) -> Outcome:
@@ -348,6 +380,7 @@ class Checker:
             contract=self.contract,
         )
         self.ledger.cases[case.op] += 1
+        self.ledger.saw(case)
         self._against_itself(case, verdict.actual)
         self.ledger.enter(verdict, follows)
         return verdict.actual

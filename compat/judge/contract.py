@@ -40,7 +40,11 @@ def allowing(
     payload = (mismatch.expected, mismatch.actual) == ("nan", "nan")  # a NaN's bits, where judged bit for bit
     truth = None
     for clause in contract.clauses:
-        if clause.flushed and flushed and any(clause.covers(op, d) for d in {actual.dtype, *case.dtype_names()}):
+        if (
+            clause.flushed
+            and flushed
+            and any(clause.covers(op, d) for d in {actual.dtype, *case.dtype_names()})
+        ):
             return clause  # a flush of an operand too: equal and astype(bool) read a subnormal as zero
         if clause.nan_bits and payload and clause.covers(op, actual.dtype):
             return clause
@@ -60,8 +64,8 @@ def allowing(
 
 def of_subnormals(case: Case, truth: Outcome) -> bool:
     """Whether a subnormal is among the case's float operands or NumPy's result."""
-    arrays = [a for a in case.args if isinstance(a, np.ndarray)]
-    return any(flush.has_subnormals(a) for a in arrays + [truth.values])
+    arrays = [a for a in (*case.args, truth.values) if isinstance(a, np.ndarray)]
+    return any(flush.has_subnormals(a) for a in arrays)
 
 
 def truth_in(dtype: str | None, case: Case, truth_of: Callable[[Case], Outcome]) -> Outcome:

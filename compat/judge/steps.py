@@ -192,6 +192,19 @@ def as_stated(j: Judgement) -> None:
         j.mismatches = [oracle.value_mismatch(want, actual.values, ~ok, f"the standard: {clause}")]
 
 
+def admitted(j: Judgement) -> None:
+    """A call whose every argument the standard's signature admits has a result: an error is an
+    ``error`` mismatch that names what the signature admits (the reference's ``clause``)."""
+    if not j.actual.raised:
+        return
+    clause = j.reference.clause  # type: ignore[attr-defined]  # a SIGNATURE reference's
+    j.mismatches = [
+        oracle.Mismatch(
+            "error", "result", j.actual.category, f"{j.actual.describe()}; the standard: {clause}"
+        )
+    ]
+
+
 def without_consequences(j: Judgement) -> None:
     j.mismatches = rules.without_consequences(j.case, j.actual, j.mismatches, j.allowed, j.expected_of)
 
@@ -267,6 +280,8 @@ STEPS: dict[Role, tuple[Callable[[Judgement], bool | None], ...]] = {
     Role.PROMISE: (expect, bit_for_bit, compare),
     # the standard's stated result, element by element (its dtype is NumPy's to judge)
     Role.STANDARD: (expect, as_stated),
+    # the standard's signature: a result where it admits every argument
+    Role.SIGNATURE: (expect, admitted),
     # one answer against another of the same backend: nothing to settle or bound, only to compare
     Role.ITSELF: (expect, keep_unless_lost, compare),
     Role.FRAMEWORK: (

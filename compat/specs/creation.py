@@ -22,6 +22,7 @@ from compat.core.strategies import (
     input_classes,
     one_example_on_modes_and_devices,
 )
+from compat.specs._forms import every_form
 
 pytestmark = one_example_on_modes_and_devices()
 
@@ -180,3 +181,6 @@ def test_from_dlpack_hands_arrays_over_bit_for_bit(xp, data):
     same array: dtype, shape (0-d and size-0 too) and every bit."""
     name = data.draw(dtype_names([d for d in dtypes.ALL if d != "bfloat16"]), label="dtype")
     xp.check_exact("from_dlpack", data.draw(arrays(name, SHAPES), label="x"))
+
+
+test_every_form_of_every_parameter = every_form("creation")

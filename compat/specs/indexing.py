@@ -23,6 +23,7 @@ from hypothesis.extra import numpy as hnp
 from compat.core import ops
 from compat.core.source import backend_array
 from compat.core.strategies import arrays, dtype_names, input_classes, shapes
+from compat.specs._forms import every_form
 
 MAX_SIDE = 4
 
@@ -347,3 +348,6 @@ SEED = np.arange(24).reshape(2, 3, 4)
 def test_seed_examples(xp, index):
     """The indexing examples TensorFlow NumPy users start from, on arange(24).reshape(2, 3, 4)."""
     xp.check("getitem", SEED, index)
+
+
+test_every_form_of_every_parameter = every_form("indexing")

@@ -20,6 +20,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from compat.core.strategies import arrays, examples, input_classes, one_example_on_modes_and_devices
+from compat.specs._forms import every_form
 
 pytestmark = one_example_on_modes_and_devices()
 
@@ -265,3 +266,6 @@ def test_integer_matrices(xp):
     integer), against each backend's: every row, a row's share of them on devices and modes."""
     for name, args, kwargs in xp.sample(INTEGER_CASES):
         xp.check(name, *args, **kwargs)
+
+
+test_every_form_of_every_parameter = every_form("linalg")

@@ -24,6 +24,7 @@ from compat.core.strategies import (
     one_example_on_modes_and_devices,
     ranked_broadcastable_shapes,
 )
+from compat.specs._forms import every_form
 
 pytestmark = one_example_on_modes_and_devices()
 
@@ -293,3 +294,6 @@ def test_permute_dims_reorders_axes(xp, axes, data):
     x = data.draw(arrays("int32", any_shapes()), label="x")
     order = data.draw(st.permutations(range(x.ndim)), label="axes")
     xp.check("transpose", x, tuple(a - x.ndim if axes == "negative axes" else a for a in order))
+
+
+test_every_form_of_every_parameter = every_form("manipulation")

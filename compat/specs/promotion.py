@@ -23,6 +23,7 @@ from compat.core.strategies import (
     python_scalars,
     shapes,
 )
+from compat.specs._forms import every_form
 
 # every elementwise operation of two arrays (of one), each on the dtypes its standard category takes
 BINARY = ops.elementwise_functions(arity=2)
@@ -210,3 +211,6 @@ def test_reduction_result_dtype(xp, op, data):
         else {"axis": axis, "keepdims": data.draw(st.booleans(), label="keepdims")}
     )
     xp.check(op, x, **kwargs)
+
+
+test_every_form_of_every_parameter = every_form("promotion")

@@ -13,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from compat.core.strategies import arrays, input_classes, one_example_on_modes_and_devices
+from compat.specs._forms import every_form
 
 pytestmark = one_example_on_modes_and_devices()
 
@@ -61,3 +62,6 @@ def test_isin(xp, data):
     if data.draw(st.booleans(), label="a Python int"):
         x1, x2 = (x1, int(x2.reshape(-1)[0])) if x2.size else (int(x1.reshape(-1)[0]), x2)
     xp.check("isin", x1, x2, invert=data.draw(st.booleans(), label="invert"))
+
+
+test_every_form_of_every_parameter = every_form("sets")

@@ -24,6 +24,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from compat.core.strategies import arrays, input_classes, one_example_on_modes_and_devices
+from compat.specs._forms import every_form
 
 pytestmark = one_example_on_modes_and_devices()
 
@@ -157,3 +158,6 @@ def test_nonzero_and_count_nonzero(xp, axis, data):
         chosen = data.draw(st.integers(0, x.ndim - 1), label="axis")
         chosen = chosen - x.ndim if axis == "a negative int" else chosen
     xp.check("count_nonzero", x, axis=chosen, keepdims=data.draw(st.booleans(), label="keepdims"))
+
+
+test_every_form_of_every_parameter = every_form("sorting")

@@ -25,6 +25,7 @@ from hypothesis import strategies as st
 
 from compat.core import ops
 from compat.core.strategies import arrays, input_classes, one_example_on_modes_and_devices
+from compat.specs._forms import every_form
 
 pytestmark = one_example_on_modes_and_devices()
 
@@ -176,3 +177,6 @@ def test_nan_ignoring_reductions(xp, nans, data):
         lanes[data.draw(st.integers(0, lanes.shape[0] - 1), label="all-NaN lane")] = np.nan
     for op in NAN_REDUCTIONS:
         xp.check(op, x, **nan_kwargs(op, x, data))
+
+
+test_every_form_of_every_parameter = every_form("statistics")

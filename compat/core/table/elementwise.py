@@ -281,9 +281,9 @@ TABLE: tuple[Op, ...] = (
     ),
     Op(
         "clip",
-        "(x, lo, hi)",
+        "(x, min, max)",
         "selection",
-        "x limited to [lo, hi]",
+        "x limited to [min, max] (either bound None: no bound)",
         elementwise=True,
         correctly_rounded=True,
         example=(X, f32(-1.0), f32(2.0)),

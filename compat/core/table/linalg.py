@@ -293,7 +293,14 @@ TABLE: tuple[Op, ...] = (
         terms=normed_matrix,
         smooth=nonzero_matrices,
     ),
-    _op("matrix_power", "(x, n)", "the n-th power of a square matrix", terms=powered, static=(1,)),
+    _op(
+        "matrix_power",
+        "(x, n)",
+        "the n-th power of a square matrix",
+        terms=powered,
+        static=(1,),
+        example=(SQUARE, 2),
+    ),
     _op("matrix_rank", "(x, rtol=None)", "number of singular values above rtol * sigma_1"),
     _op(
         "outer",

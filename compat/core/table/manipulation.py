@@ -33,7 +33,7 @@ TABLE: tuple[Op, ...] = (
         "(x, axes=None)",
         "shape",
         "dimensions permuted",
-        example=(MATRIX,),
+        example=(MATRIX, (1, 0)),
         standard="permute_dims",
     ),
     # -- issue 31: the rest of the section --------------------------------------------------
