@@ -119,6 +119,8 @@ def kind_of(parameter: Parameter, value) -> str:
         return "None"
     if isinstance(value, (bool, np.bool_)) and not isinstance(value, np.ndarray):
         return ("True" if value else "False") if "True" in admits else "bool"
+    if isinstance(value, str) and "device" in admits:  # compat names a device where the standard takes one
+        return "device"
     if isinstance(value, str) and not isinstance(value, dtypes.DType):
         literal = repr(str(value))
         if literal in admits:
@@ -131,7 +133,7 @@ def kind_of(parameter: Parameter, value) -> str:
     if isinstance(value, (float, np.floating)):
         if np.isinf(value) and ("inf" if value > 0 else "-inf") in admits:
             return "inf" if value > 0 else "-inf"
-        return "float"
+        return "negative" if value < 0 and "negative" in admits else "float"
     if isinstance(value, (complex, np.complexfloating)):
         return "complex"
     if isinstance(value, np.ndarray):

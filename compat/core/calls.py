@@ -48,9 +48,9 @@ COUPLED = {  # a tuple takes its partner along
     ("moveaxis", "source"): "destination",
     ("moveaxis", "destination"): "source",
 }
-# functions whose forms other specs check: from_dlpack of another backend's array (interchange), asarray
-# of Python literals (promotion, creation); the array's methods and operators are the operators family's
-ELSEWHERE = {"from_dlpack", "asarray"}
+# functions whose forms other specs check: from_dlpack of another backend's array (interchange); the
+# array's methods and operators are the operators family's
+ELSEWHERE = {"from_dlpack"}
 
 
 # -- making a value of each kind ------------------------------------------------------------------
@@ -230,6 +230,12 @@ def value_form(binding: Binding, parameter: Parameter, kind: str) -> Binding | N
     current = binding.get(name)
     if kind == "absent":
         return binding.with_(**{name: ABSENT})
+    if name == "copy" and function == "asarray" and kind == "False":
+        # never a copy: of an array (a Python list needs one, and the standard says to raise then)
+        obj = binding.get("obj")
+        return binding.with_(
+            obj=np.asarray(obj, dtype=np.float32) if not isinstance(obj, np.ndarray) else obj, copy=False
+        )
     if kind in ("True", "False"):
         return binding.with_(**{name: kind == "True"})
     if kind.startswith("'"):
@@ -269,6 +275,9 @@ def value_form(binding: Binding, parameter: Parameter, kind: str) -> Binding | N
     return special_form(binding, parameter, kind, current)
 
 
+PYTHON_NUMBERS = {"bool": True, "int": 2, "float": 2.5, "complex": 2.5 + 1j}  # one of each kind
+
+
 def special_form(binding: Binding, parameter: Parameter, kind: str, current) -> Binding | None:
     """Kinds of parameters whose value is their function's own: a count, a spacing, a norm's order,
     a start or stop, a fill value, a sorter, arrays to prepend."""
@@ -301,8 +310,11 @@ def special_form(binding: Binding, parameter: Parameter, kind: str, current) -> 
             else complex(value)
         )
         return binding.with_(**{name: 1 if name == "step" and number == 0 else number})
+    if name == "obj" and kind in (*SCALARS, "array"):  # asarray of a Python number, or of an array
+        obj = np.asarray(current, dtype=np.float32) if kind == "array" else PYTHON_NUMBERS[kind]
+        return binding.with_(obj=obj)
     if name == "fill_value" and kind in SCALARS:
-        return binding.with_(fill_value={"bool": True, "int": 2, "float": 2.5, "complex": 2.5 + 1j}[kind])
+        return binding.with_(fill_value=PYTHON_NUMBERS[kind])
     if name == "shape" and kind == "int":
         return binding.with_(shape=3)
     if name == "repeats" and kind == "array":
@@ -331,8 +343,8 @@ def special_form(binding: Binding, parameter: Parameter, kind: str, current) -> 
             "dtype": dtypes.DType("int8"),
         }
         return binding.with_(kind=asked[kind]) if kind in asked else None
-    if name == "copy" and kind in ("True", "False", "None"):
-        return binding.with_(copy={"True": True, "False": False, "None": None}[kind])
+    if name == "copy" and kind == "None":
+        return binding.with_(copy=None)
     return None
 
 

@@ -119,6 +119,12 @@ class Op:
     # (maximum, minimum, max, min, clip, compat's relu), says "the result is 0" (sign), or keeps
     # either zero as the distinct value (unique_*)
     zero_sign_free: bool = False
+    # values that show what the operation does (compat.core.facts): "distinct" (it moves or selects
+    # elements: pairwise-distinct ones show where each went), "ties" (it promises an order among equal
+    # elements), "imaginary" (it conjugates or takes a part: nonzero imaginary parts), "negative" (it
+    # rounds a quotient or a value: negative operands); every spec that draws operands for the
+    # operation draws them so (compat.core.strategies.arrays(..., op=))
+    values: tuple[str, ...] = ()
 
     @property
     def accumulates(self) -> bool:

@@ -16,7 +16,7 @@ import hypothesis
 
 from compat.adapters import Adapter
 from compat.adapters.base import UnsupportedOperation
-from compat.core import calls
+from compat.core import calls, facts, ops
 from compat.core.case import Case
 from compat.core.outcome import Outcome
 from compat.harness.found import Found, describe, divergence_type
@@ -59,11 +59,21 @@ class Ledger:
         self.unsupported_cases: Counter[str] = Counter()
         # operation -> the standard's parameter -> the kind it was given as -> cases (compat.core.calls)
         self.forms: dict[str, dict[str, Counter[str]]] = {}
+        # operation -> value fact (compat.core.facts) -> [cases whose operands meet it, cases it applies to]
+        self.facts: dict[str, dict[str, list[int]]] = {}
 
     def saw(self, case: Case) -> None:
-        """Count the kind each of the standard's parameters has in a case checked (Checks.forms)."""
+        """Count the kind each of the standard's parameters has in a case checked (Checks.forms), and
+        whether its operands meet the operation's value facts (Checks.facts)."""
         if case.program is not None:
             return
+        declared = ops.OPS.get(case.op)
+        if declared is not None and declared.values:
+            of_op = self.facts.setdefault(case.op, {})
+            for fact, holds in facts.met(declared.values, case.args).items():
+                counts = of_op.setdefault(fact, [0, 0])
+                counts[0] += holds
+                counts[1] += 1
         try:
             kinds = calls.kinds_of(case.op, case.args, case.kwargs)
         except Exception:  # a call the signature does not describe (an operation of compat's own)

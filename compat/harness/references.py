@@ -132,14 +132,16 @@ class Standard:
         self.clauses = clauses
 
     def outcome(self, case: Case) -> Outcome:
-        shape = np.shape(case.args[0])
+        shape = np.shape(special_cases.elementwise(case.args)[0])
         return Outcome(values=np.zeros(shape), shape=shape)
 
     def stated(self, case: Case) -> str:
         """What the standard states for the case, in words (a reproducer prints it)."""
         said = []
         for clause, where in special_cases.by_clause(self.clauses):
-            result = special_cases.expected(clause, tuple(a[where] for a in case.args))
+            result = special_cases.expected(
+                clause, tuple(a[where] for a in special_cases.elementwise(case.args))
+            )
             value = "" if result is None else f": {result.tolist()}"
             said.append(f"{clause.standard}, {clause.section}: {clause.clause.replace('``', '')}{value}")
         return "; ".join(said)

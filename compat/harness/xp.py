@@ -193,6 +193,7 @@ def pytest_pyfunc_call(pyfuncitem):
             forms={
                 op: {p: dict(k) for p, k in params.items()} for op, params in checker.ledger.forms.items()
             },
+            facts=checker.ledger.facts,
         )
     )
     if others:

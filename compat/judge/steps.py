@@ -186,7 +186,7 @@ def as_stated(j: Judgement) -> None:
         j.mismatches = oracle.compare(due, oracle.without_values(actual))
         return
     clauses = j.reference.clauses  # type: ignore[attr-defined]  # a STANDARD reference's
-    want, ok = special_cases.stated(clauses, j.case.args, actual.values)
+    want, ok = special_cases.stated(clauses, special_cases.elementwise(j.case.args), actual.values)
     if not ok.all():
         clause = clauses[int(np.argmin(ok))].clause.replace("``", "")
         j.mismatches = [oracle.value_mismatch(want, actual.values, ~ok, f"the standard: {clause}")]

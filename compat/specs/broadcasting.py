@@ -40,13 +40,14 @@ def exact_dtype(op: str) -> str:
     return next(d for d in ("float32", "int32", "bool") if d in dtypes.CATEGORIES[ops.get(op).takes])
 
 
-def exact_arrays(shape, dtype: str = "float32"):
-    """Small integers (0 to 4 for ints: a shift's count is never negative), exact in any dtype."""
+def exact_arrays(shape, dtype: str = "float32", op: str | None = None):
+    """Small integers (0 to 4 for ints: a shift's count is never negative), exact in any dtype, as
+    the operation ``op`` wants them shown (compat.core.strategies.arrays)."""
     if dtype == "bool":
-        return arrays("bool", shape)
+        return arrays("bool", shape, op=op)
     if dtype == "int32":
-        return arrays("int32", shape, elements=st.integers(0, 4))
-    return arrays(dtype, shape, elements=st.integers(-4, 4).map(float))
+        return arrays("int32", shape, elements=st.integers(0, 4), op=op)
+    return arrays(dtype, shape, elements=st.integers(-4, 4).map(float), op=op)
 
 
 def broadcastable_shapes(num_shapes):
@@ -119,8 +120,8 @@ def test_three_operands_broadcast(xp, op, ranks, data):
         xp.check(
             "where",
             cond,
-            data.draw(exact_arrays(second), label="x"),
-            data.draw(exact_arrays(third), label="y"),
+            data.draw(exact_arrays(second, op="where"), label="x"),
+            data.draw(exact_arrays(third, op="where"), label="y"),
         )
     else:
         x = data.draw(exact_arrays(first), label="x")
@@ -164,7 +165,7 @@ def test_broadcast_to(xp, data):
         shape = data.draw(
             hnp.array_shapes(min_dims=0, max_dims=MAX_DIMS, min_side=0, max_side=MAX_SIDE), label="shape"
         )
-    xp.check("broadcast_to", data.draw(exact_arrays(shape), label="x"), target)
+    xp.check("broadcast_to", data.draw(exact_arrays(shape, op="broadcast_to"), label="x"), target)
 
 
 @input_classes("operands", MATMUL_CLASSES)

@@ -210,13 +210,15 @@ def test_vectors(xp, data):
     axis = data.draw(st.sampled_from([-1, -2]), label="axis")
     shape = (3, 2) if axis == -2 else (2, 3)
     x1 = data.draw(
-        arrays(numeric, shape, elements=VALUES if numeric[0] in "fc" else st.integers(-8, 8)), label="x1"
+        arrays(numeric, shape, elements=VALUES if numeric[0] in "fc" else st.integers(-8, 8), op="vecdot"),
+        label="x1",
     )
     x2 = data.draw(
         arrays(
             numeric,
             shape[1:] if axis == -1 else shape,
             elements=VALUES if numeric[0] in "fc" else st.integers(-8, 8),
+            op="vecdot",
         ),
         label="x2",
     )

@@ -39,7 +39,9 @@ def test_unique_functions_count_each_nan_once_and_both_zeros_together(xp, values
         st.sampled_from(((), (3,), (5,), (2, 3), (3, 2))), label="shape"
     )  # few: JAX compiles each
     pool = [abs(int(v)) for v in FEW] if values == "integers" else list(FEW)
-    x = data.draw(arrays(dtype, shape, elements=st.sampled_from(pool)), label="x").reshape(-1)
+    x = data.draw(arrays(dtype, shape, elements=st.sampled_from(pool), op="unique_all"), label="x").reshape(
+        -1
+    )
     planted = {"NaNs": [np.nan, np.nan, 1.0], "both zeros": [-0.0, 0.0, -0.0], "integers": [0, 0]}[values]
     if x.size < len(planted):  # room for the class's values: the array grows along its last axis
         x, shape = np.zeros(len(planted), dtype=x.dtype), (len(planted),)

@@ -45,7 +45,7 @@ def elements(dtype: str) -> st.SearchStrategy:
 
 
 @st.composite
-def with_lane(draw, dtype: str, axis_kind: str, min_dims: int = 1, max_dims: int = 2):
+def with_lane(draw, dtype: str, axis_kind: str, op: str, min_dims: int = 1, max_dims: int = 2):
     """An array of ``dtype`` and an axis of the kind asked for ("none", "int", "negative"); the
     axis (the flattened array for "none") holds at least two elements. Returns (x, axis, lane):
     ``lane`` is a view of the array's first lane along the axis, for the caller to plant values in."""
@@ -57,7 +57,7 @@ def with_lane(draw, dtype: str, axis_kind: str, min_dims: int = 1, max_dims: int
         axis = draw(st.integers(0, len(shape) - 1), label="axis")
         shape[axis] = max(shape[axis], 2)
         axis = axis - len(shape) if axis_kind == "negative" else axis
-    x = draw(arrays(dtype, tuple(shape), elements=elements(dtype)), label="x")
+    x = draw(arrays(dtype, tuple(shape), elements=elements(dtype), op=op), label="x")
     lane = x.reshape(-1) if axis is None else np.moveaxis(x, axis, -1)[(0,) * (x.ndim - 1)]
     return x, axis, lane
 
@@ -79,7 +79,7 @@ def test_sort_and_argsort_order_nan_and_ties(xp, case, data):
     ties (-0.0 and 0.0 too) in their order where stable; the indices sort x where not."""
     nan = case.startswith("NaN")
     dtype = data.draw(st.sampled_from(FLOATS if nan else FLOATS + INTEGERS), label="dtype")
-    x, axis, lane = data.draw(with_lane(dtype, data.draw(st.sampled_from(["int", "negative"]))))
+    x, axis, lane = data.draw(with_lane(dtype, data.draw(st.sampled_from(["int", "negative"])), "sort"))
     if nan:
         plant(data.draw, lane, *[np.nan] * data.draw(st.integers(1, lane.size - 1), label="NaNs"))
     kwargs = dict(axis=axis, descending=case.endswith("descending"), stable=data.draw(st.booleans()))
@@ -98,7 +98,7 @@ def test_argmax_and_argmin_take_the_first_of_ties(xp, case, data):
     nan = case.startswith("NaN")
     dtype = data.draw(st.sampled_from(FLOATS if nan else FLOATS + INTEGERS), label="dtype")
     axis_kind = {"axis None": "none", "an axis": "int", "a negative axis": "negative"}[case.split(", ")[1]]
-    x, axis, lane = data.draw(with_lane(dtype, axis_kind))
+    x, axis, lane = data.draw(with_lane(dtype, axis_kind, "argmax"))
     if nan:
         plant(data.draw, lane, np.nan, np.nan)
     else:  # the largest twice in the first lane, and the smallest twice where it has room
@@ -116,7 +116,9 @@ def test_searchsorted_with_side_and_sorter(xp, data):
     elements for side='left', after them for 'right'; NaN after every number); x1 sorted by
     ``sorter`` where given; x2 an array or a Python scalar."""
     dtype = data.draw(st.sampled_from(FLOATS + INTEGERS[:1]), label="dtype")
-    x1 = data.draw(arrays(dtype, st.sampled_from((2, 5)), elements=elements(dtype)), label="x1")
+    x1 = data.draw(
+        arrays(dtype, st.sampled_from((2, 5)), elements=elements(dtype), op="searchsorted"), label="x1"
+    )
     if dtype in FLOATS and data.draw(st.booleans(), label="NaN in x1"):
         x1[data.draw(st.integers(0, x1.size - 1))] = np.nan
     kwargs = {}
