@@ -105,8 +105,9 @@ def fault_of(path: str) -> Fault:
     beside = ""
     if base is None and issubclass(cls, namespace.NamespaceAdapter) and cls.wraps:
         # the namespace's own divergences are its framework's or its own, not the fault's: the
-        # intact namespace runs beside it, the framework it wraps is the control
-        base, beside = cls.wraps, namespace.PREFIX + cls.module
+        # intact namespace (the one it is built on, where it names one) runs beside it, the framework
+        # it wraps is the control
+        base, beside = cls.wraps, namespace.PREFIX + (getattr(cls, "intact", "") or cls.module)
     if base is None or base == cls.name:
         raise AdapterError(f"{path} is not built on one of compat's backends ({', '.join(adapters.BUILTIN)})")
     if not cls.is_available():

@@ -294,6 +294,57 @@ def test_item_assignment_mutates_in_place(xp, indices, data):
     xp.check("setitem", x, index, values)
 
 
+KEYS = (
+    "an integer",
+    "a slice with a negative step",
+    "an empty selection",
+    "a boolean mask",
+    "an integer array",
+    "Ellipsis and None",
+)
+
+
+@st.composite
+def assignment_key(draw, shape, kind: str):
+    """A key of one kind into an array of ``shape`` (rank 1 or more, every side 1 or more)."""
+    axis = draw(st.integers(0, len(shape) - 1), label="axis")
+    side, before = shape[axis], (slice(None),) * axis
+    if kind == "an integer":
+        return before + (draw(st.integers(-side, side - 1), label="integer"),)
+    if kind == "a slice with a negative step":
+        start = draw(st.none() | st.integers(-side, side - 1), label="start")
+        return before + (slice(start, None, -draw(st.integers(1, 2), label="step")),)
+    if kind == "an empty selection":
+        return before + (draw(st.sampled_from([slice(1, 1), slice(2, 0)]), label="empty slice"),)
+    if kind == "a boolean mask":
+        return draw(hnp.arrays(np.bool_, shape[: axis + 1]), label="mask")
+    if kind == "an integer array":
+        length = draw(st.integers(0, 3), label="length")
+        return before + (draw(hnp.arrays(np.intp, (length,), elements=st.integers(-side, side - 1))),)
+    leading = (Ellipsis, None)[: draw(st.integers(1, 2), label="items")]  # x[..., None, i]
+    return leading + (draw(st.integers(-shape[-1], shape[-1] - 1), label="last axis"),)
+
+
+@input_classes("key", KEYS)
+@given(data=st.data())
+def test_item_assignment_with_every_key_kind(xp, key, data):
+    """x[key] = value writes the selection in place, for every kind of key (an integer, a slice
+    stepping backwards, an empty selection, a boolean mask, an integer array, Ellipsis with None),
+    value an array of the selection's shape (or one that broadcasts to it) or a Python scalar of x's
+    kind (the standard: int, float, complex, bool where the dtype holds it)."""
+    dtype = data.draw(st.sampled_from(("float32", "int32", "bool", "complex64")), label="dtype")
+    shape = data.draw(shapes(min_dims=1, max_dims=3, min_side=1, max_side=MAX_SIDE), label="shape")
+    x = data.draw(arrays(dtype, shape, op="setitem"), label="x")
+    index = data.draw(assignment_key(shape, key), label="key")
+    selected = x[index].shape
+    if data.draw(st.booleans(), label="a Python scalar"):
+        value = {"float32": 2.5, "int32": 7, "bool": True, "complex64": 1 - 2j}[dtype]
+    else:
+        trailing = selected[data.draw(st.integers(0, len(selected)), label="value drops leading axes") :]
+        value = data.draw(arrays(dtype, trailing, op="setitem"), label="value")
+    xp.check("setitem", x, index, value)
+
+
 @given(data=st.data())
 def test_take_and_take_along_axis(xp, data):
     """take(x, i, axis) and take_along_axis(x, i, axis) select like NumPy."""

@@ -598,3 +598,62 @@ def test_float_to_integer_out_of_range_survey(xp):
         xp.observe(
             "float to integer conversion out of range", row, xp.survey.outcome_of("astype", x, dtype=dtype)
         )
+
+
+# -- rounding by sign and size ------------------------------------------------------------
+#
+# The operations that round (Op.values "negative": floor_divide and remainder, floor, ceil, trunc,
+# round) agree with their mistakes on positive moderate operands: toward zero is floor there, and a
+# remainder computed as fmod has the dividend's sign, which is the divisor's. Each class their rules
+# distinguish is drawn in turn: the signs of the two operands, and a dividend far larger than its
+# divisor (x - floor(x / y) * y loses the remainder there, fmod does not); halves and non-integers
+# below zero for the functions of one operand (round's ties go to even, floor and ceil away from or
+# toward zero by sign).
+
+ROUNDING = [
+    op
+    for op in ops.select(elementwise=True)
+    if "negative" in ops.get(op).values and ops.get(op).group != "operator"
+]
+BINARY_ROUNDING = [op for op in ROUNDING if ops.get(op).arity == 2]
+UNARY_ROUNDING = [op for op in ROUNDING if ops.get(op).arity == 1]
+SIGN_CLASSES = {
+    "x1 < 0 < x2": (-1, 1),
+    "x2 < 0 < x1": (1, -1),
+    "both negative": (-1, -1),
+    "a large dividend": (0, 0),  # |x1| up to 2**60 (floats: 1e30) over a small x2 of either sign
+}
+
+
+@input_classes("signs", SIGN_CLASSES)
+@given(data=st.data())
+def test_rounding_rules_by_sign_and_size(xp, signs, data):
+    """floor_divide and remainder round the quotient toward -infinity, so the remainder has the
+    divisor's sign: for each class of signs and a dividend far larger than the divisor; floor, ceil,
+    trunc and round of negative halves and non-integers (on every example)."""
+    dtype = data.draw(st.sampled_from(("float32", "float64", "int32", "int64")), label="dtype")
+    size = data.draw(st.integers(1, 4), label="size")
+    sign1, sign2 = SIGN_CLASSES[signs]
+    if signs == "a large dividend":
+        big = 1e30 if dtype.startswith("float") else 2**60 if dtype == "int64" else 2**30
+        x1 = np.array(
+            data.draw(st.lists(st.integers(1, 1000), min_size=size, max_size=size), label="x1"),
+            dtype=np.float64,
+        )
+        x1 = (x1 * big / 1000 * np.array(data.draw(st.sampled_from([1, -1]), label="x1 sign"))).astype(dtype)
+        x2 = np.array(
+            data.draw(st.lists(st.sampled_from([3, 7, -3, -7]), min_size=size, max_size=size), label="x2")
+        )
+    else:
+        magnitudes = (
+            st.integers(1, 40) if dtype.startswith("int") else st.integers(1, 80).map(lambda n: n / 4)
+        )
+        x1 = sign1 * np.array(data.draw(st.lists(magnitudes, min_size=size, max_size=size), label="x1"))
+        x2 = sign2 * np.array(data.draw(st.lists(magnitudes, min_size=size, max_size=size), label="x2"))
+    x1, x2 = x1.astype(dtype), x2.astype(dtype)
+    for op in xp.sample(BINARY_ROUNDING, least=2):
+        xp.check(op, x1, x2)
+    if dtype.startswith("float"):
+        halves = np.array([-2.5, -1.5, -0.5, -0.25, -3.75, 0.5, 1.5, 2.5], dtype=dtype)
+        for op in xp.sample(UNARY_ROUNDING, least=2):
+            xp.check(op, np.concatenate([halves, x1]))

@@ -103,7 +103,6 @@ TABLE: tuple[Op, ...] = (
         moves_to=1,
         correctly_rounded=True,
         example=(exported("numpy", MATRIX), "the reference device"),
-        standard="from_dlpack",
     ),
     _filled(
         "from_dlpack_written",
