@@ -6,10 +6,11 @@ tests/test_value_facts.py measures the share of a default run's examples that me
 - ``distinct``: the operation moves or selects elements (flip, roll, take, x[i], tril, fftshift,
   where). On an array whose elements are all equal, any rearrangement gives the right answer:
   pairwise-distinct elements show where each one went. Met by a case whose first array of two or
-  more elements has pairwise-distinct elements; ``all-equal`` counts those whose elements are one value.
+  more elements (not a bool one where another is there: where's condition) has pairwise-distinct
+  elements; ``all-equal`` counts those whose elements are one value.
 - ``ties``: the operation promises an order among equal elements (a stable sort, the first of tied
-  maxima, the first index of a unique value, searchsorted's side). Met where the first array has two
-  equal elements.
+  maxima, the first index of a unique value, searchsorted's side). Met where that array has two
+  equal elements (two NaNs are: they sort as equals).
 - ``imaginary``: the operation conjugates or takes a part (conj, real, imag, vecdot's first operand,
   abs and sign of complex numbers, the norms). A zero imaginary part hides a conjugation left out.
   Met where a complex operand has a nonzero imaginary part; applicable to complex operands only.
@@ -41,7 +42,8 @@ def met(facts: tuple[str, ...], args: tuple) -> dict[str, bool]:
     (``all-equal`` beside ``distinct``: the first array's elements are all one value)."""
     arrays = arrays_of(args)
     found: dict[str, bool] = {}
-    first = next((a for a in arrays if a.size >= 2), None)
+    sized = [a for a in arrays if a.size >= 2]
+    first = next((a for a in sized if a.dtype != np.bool_), sized[0] if sized else None)
     if first is not None:
         flat = np.asarray(first).reshape(-1)
         distinct = len({v.tobytes() for v in flat}) if flat.dtype.kind not in "fc" else _distinct_floats(flat)
@@ -62,7 +64,8 @@ def met(facts: tuple[str, ...], args: tuple) -> dict[str, bool]:
 
 
 def _distinct_floats(flat: np.ndarray) -> int:
-    """How many values a float array holds, by the standard's equality (NaN each its own, -0.0 == 0.0)."""
+    """How many values a float array holds, -0.0 and 0.0 one value, every NaN one value (a
+    rearrangement of NaNs shows nothing; a sort orders them as equals)."""
     values = flat.astype(np.complex128 if flat.dtype.kind == "c" else np.float64)
-    nans = int(np.sum(np.isnan(values)))
-    return len(set(values[~np.isnan(values)].tolist())) + nans
+    nan = np.isnan(values)
+    return len(set(values[~nan].tolist())) + int(nan.any())

@@ -127,7 +127,9 @@ def _showing(draw, name: str, shape, elements, facts: tuple[str, ...]) -> np.nda
         and not np.any((flat.real if name in dtypes.COMPLEX else flat) < 0)
     ):
         k = draw(st.integers(0, size - 1), label="negative place")
-        flat[k] = -np.abs(flat[k]) if flat[k] != 0 else -1
+        value = flat[k].real if name in dtypes.COMPLEX else flat[k]
+        # a negative finite value, or -inf among the values that are not numbers (NaN, +inf)
+        flat[k] = -np.abs(flat[k]) if value != 0 and np.isfinite(value) else -1 if value == 0 else -np.inf
     return x
 
 

@@ -68,7 +68,8 @@ class Ledger:
         if case.program is not None:
             return
         declared = ops.OPS.get(case.op)
-        if declared is not None and declared.values:
+        # the facts of drawn operands (an exhaustive table's are chosen, one by one)
+        if declared is not None and declared.values and hypothesis.currently_in_test_context():
             of_op = self.facts.setdefault(case.op, {})
             for fact, holds in facts.met(declared.values, case.args).items():
                 counts = of_op.setdefault(fact, [0, 0])

@@ -201,7 +201,10 @@ def test_meshgrid_orders_grids_by_indexing(xp, indexing, data):
     array's dtype."""
     count = data.draw(st.integers(1, 3), label="arrays")
     grids = [
-        data.draw(arrays(data.draw(dtype_names(), label="dtype"), (data.draw(st.integers(0, 3)),)), label="x")
+        data.draw(
+            arrays(data.draw(dtype_names(), label="dtype"), (data.draw(st.integers(0, 3)),), op="meshgrid"),
+            label="x",
+        )
         for _ in range(count)
     ]
     xp.check("meshgrid", *grids, **({} if indexing == "default" else {"indexing": indexing}))

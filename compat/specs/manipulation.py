@@ -276,7 +276,7 @@ def test_reshape_infers_minus_one_and_honours_copy(xp, shape, data):
 def test_an_axis_beyond_the_rank_raises(xp, op, data):
     """An axis outside [-rank, rank) (expand_dims: of the result's rank) is an error, as NumPy raises one."""
     # squeeze of a 0-d array: NumPy accepts axis 0 and -1 (its old scalar rule), the standard no axis
-    x = data.draw(arrays("float32", any_shapes(min_dims=op == "squeeze", max_dims=3)), label="x")
+    x = data.draw(arrays("float32", any_shapes(min_dims=op == "squeeze", max_dims=3), op=op), label="x")
     rank = x.ndim + (op == "expand_dims")
     beyond = data.draw(st.sampled_from([rank, rank + 1, -rank - 1]), label="axis")
     xp.check(op, x, beyond)

@@ -76,10 +76,10 @@ def integer_limits(name: str) -> list[int]:
 def check_special_values(xp, op: str, values: str, data) -> None:
     dtype = data.draw(st.sampled_from(FLOATS), label="dtype")
     size = data.draw(st.sampled_from(SIZES), label="size")
-    operands = [data.draw(arrays(dtype, (size,), elements=class_elements(dtype, values)), label="x0")]
+    operands = [data.draw(arrays(dtype, (size,), elements=class_elements(dtype, values), op=op), label="x0")]
     if ops.get(op).arity == 2:
         either = st.one_of(class_elements(dtype, values), any_elements(dtype))
-        operands.append(data.draw(arrays(dtype, (size,), elements=either), label="x1"))
+        operands.append(data.draw(arrays(dtype, (size,), elements=either, op=op), label="x1"))
     xp.check(op, *operands)
 
 

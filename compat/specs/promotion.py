@@ -135,8 +135,8 @@ def test_zero_dim_array_with_nd_array(xp, op, data):
     zero_dim, nd = data.draw(dtype_names(), label="0-d dtype"), data.draw(dtype_names(), label="n-d dtype")
     if not has_reference(zero_dim, nd):
         return
-    scalar_array = data.draw(arrays(zero_dim, ()), label="0-d array")
-    array = data.draw(arrays(nd, shapes(min_dims=1, max_dims=2)), label="n-d array")
+    scalar_array = data.draw(arrays(zero_dim, (), op=op), label="0-d array")
+    array = data.draw(arrays(nd, shapes(min_dims=1, max_dims=2), op=op), label="n-d array")
     args = [scalar_array, array] if data.draw(st.booleans(), label="0-d first") else [array, scalar_array]
     if op == "where":
         args.insert(0, np.ones(array.shape, dtype=bool))
