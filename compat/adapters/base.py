@@ -377,13 +377,10 @@ class Adapter:
             return producer(self, value.producer).exported(value)
         if isinstance(value, np.ndarray):
             return self.from_numpy(np.asarray(value), device)
-        if isinstance(value, (tuple, list)):  # concat's arrays, as a tuple or a list
-            return type(value)(
-                v
-                if isinstance(v, np.ndarray) and not isinstance(v, BackendArray)
-                else self.convert(v, device)
-                for v in value
-            )
+        listed = isinstance(value, list) and any(isinstance(v, BackendArray) for v in value)
+        if isinstance(value, tuple) or listed:  # concat's arrays (another list stays the caller's)
+            keep = lambda v: isinstance(v, np.ndarray) and not isinstance(v, BackendArray)  # noqa: E731
+            return type(value)(v if keep(v) else self.convert(v, device) for v in value)
         return value
 
     def outcome(self, result) -> Outcome:

@@ -44,10 +44,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args) -> int:
     from compat.harness.selection import select
 
-    chosen, missing, _ = select(args.backends, [])
-    if args.view == "parameters":
+    if args.view == "parameters":  # from the records and the signatures: no backend is loaded
         print_parameters(args)
         return 0
+    chosen, missing, _ = select(args.backends, [])
     if args.view in ("all", "table"):
         print_table(list({a.name: a for a in chosen}.values()))  # configs map operations alike
     if args.view in ("all", "coverage"):
