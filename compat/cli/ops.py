@@ -212,7 +212,8 @@ def cell(admits: tuple[str, ...], checked: dict[str, set[str]] | None, parameter
     not checked there)."""
     if checked is None:
         return "-"
-    if parameter in checked.get("(unsupported)", set()) and not checked.get(parameter):
+    lacks = checked.get("(unsupported)", set())
+    if (parameter in lacks or "*" in lacks) and not checked.get(parameter):
         return "unsupported"
     seen = checked.get(parameter, set())
     missing = [k for k in admits if k not in seen]

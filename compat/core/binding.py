@@ -32,7 +32,7 @@ def signature_of(op: Op) -> Signature | None:
             if name.startswith(prefix) and (found := signatures.of(f"array.__{name[len(prefix) :]}__")):
                 return found
         return None
-    return signatures.of(op.standard_name)
+    return signatures.of(op.signature or op.standard_name)
 
 
 def table_operation(standard_name: str) -> Op | None:
@@ -83,12 +83,17 @@ class Binding:
 
 
 def bind(op: Op, signature: Signature, args: tuple, kwargs: dict) -> Binding:
-    """The standard's parameters of a call of ``op`` (args by position in the standard's order;
-    an operator's first operand is the array itself, not a parameter)."""
+    """The standard's parameters of a call of ``op``: args by the table's names for them where the
+    standard has those names (from_dlpack_onto's (x, device)), else by position in the standard's
+    order; an operator's first operand is the array itself, not a parameter."""
     parameters = list(signature.parameters)
     if op.group == "operator":
         args = args[1:]
     values: dict = {}
+    table = [p.strip().split("=")[0].strip() for p in op.params.strip("()").split(",") if p.strip()]
+    names = {p.name for p in parameters}
+    if op.group != "operator" and len(args) <= len(table) and all(t in names for t in table[: len(args)]):
+        return Binding(op, signature, {**dict(zip(table, args)), **kwargs})
     rest = list(args)
     for p in parameters:
         if not rest:

@@ -452,7 +452,7 @@ def forms(name: str) -> list[Form]:
 
 
 def functions() -> list[str]:
-    """The table's operations whose calls the signature family makes: one per function of the
+    """The table's operations whose calls the families' every-form specs make: one per function of the
     standard (main namespace and extensions) that the table has."""
     names = [*signatures.load()]
     found = []

@@ -90,6 +90,9 @@ class Op:
     example: tuple = ()  # arguments to show and test it with (a transform's function is the test's)
     example_kwargs: tuple = ()  # (name, value) pairs
     standard: str = ""  # the 2025.12 standard's name where NumPy's differs ("pow" for power)
+    # the standard's function whose parameters its calls take, where it is not its own: from_dlpack for
+    # compat's imports of another backend's array onto a device or with copy= (compat.core.binding)
+    signature: str = ""
     takes: str = (
         "any"  # the dtype category of its array arguments, in the standard's words (dtypes.CATEGORIES)
     )

@@ -107,7 +107,9 @@ def standard_name(op: str) -> str | None:
 def parameters(checks: Iterable[Checks]) -> dict[str, dict[str, dict[str, set[str]]]]:
     """Row -> the standard's function -> parameter -> the kinds it was given as in some case checked
     there (``Checks.forms``, whichever spec made the case; an operation's calls count for the function
-    it is), and '<function>' -> '(unsupported)' -> the keywords the row's adapter declared it lacks."""
+    it is, and a function the linalg extension shares with the main namespace, linalg.vecdot, for
+    both), and '<function>' -> '(unsupported)' -> the keywords the row's adapter declared its function
+    lacks, or '*' where it declared the whole operation unsupported."""
     found: dict[str, dict[str, dict[str, set[str]]]] = {}
     for record in checks:
         row = found.setdefault(record.where, {})
@@ -118,9 +120,15 @@ def parameters(checks: Iterable[Checks]) -> dict[str, dict[str, dict[str, set[st
             for parameter, kinds in of_op.items():
                 row.setdefault(name, {}).setdefault(parameter, set()).update(k for k, n in kinds.items() if n)
         for what in record.unsupported:  # "sum(device=)": a keyword the row's functions do not take
-            if what.endswith("=)") and (name := standard_name(what.partition("(")[0])) is not None:
-                keyword = what.partition("(")[2].removesuffix("=)")
+            name = standard_name(what.partition("(")[0])
+            if name is not None:
+                keyword = what.partition("(")[2].removesuffix("=)") if what.endswith("=)") else "*"
                 row.setdefault(name, {}).setdefault("(unsupported)", set()).add(keyword)
+    shared = [n for n in standard.EXTENSIONS["linalg"] if n in standard.FUNCTIONS]
+    for row in found.values():
+        for name in shared:
+            if name in row:
+                row[f"linalg.{name}"] = row[name]
     return found
 
 

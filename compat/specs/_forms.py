@@ -14,8 +14,8 @@ Where NumPy raises on a call the signature admits (``finfo`` of an array, ``fftf
 answers follows the standard (status ``standard``), a row that raises as NumPy does departs as
 NumPy does (status ``departs``: reported, never failed).
 
-The operators' forms (``x + 2``, ``2 ** x``, ``x[i] = v``) are the operators family's,
-``from_dlpack``'s the interchange family's and ``asarray``'s the promotion and creation families'.
+The operators' forms (``x + 2``, ``2 ** x``, ``x[i] = v``) are the operators family's and
+``from_dlpack``'s the interchange family's.
 ``python -m compat ops --view parameters`` shows, per function and parameter, the kinds every
 spec checked on each row.
 """

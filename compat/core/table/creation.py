@@ -92,6 +92,7 @@ TABLE: tuple[Op, ...] = (
         "another backend's array x imported through DLPack (x.__dlpack__(copy=...)), every bit kept",
         (exported("numpy", MATRIX),),
         standard="from_dlpack",
+        signature="from_dlpack",
     ),
     Op(
         "from_dlpack_onto",
@@ -103,6 +104,7 @@ TABLE: tuple[Op, ...] = (
         moves_to=1,
         correctly_rounded=True,
         example=(exported("numpy", MATRIX), "the reference device"),
+        signature="from_dlpack",
     ),
     _filled(
         "from_dlpack_written",
@@ -110,6 +112,7 @@ TABLE: tuple[Op, ...] = (
         "another backend's array x imported through DLPack with copy= True or False, its producer writing "
         "its array after the import (x.write()): copy=False shares its memory, copy=True copies it",
         (exported("numpy", MATRIX, "contiguous", "written"), False),
+        signature="from_dlpack",
     ),
     _filled("full", "(shape, fill_value, dtype=None)", "fill_value everywhere", ((2, 3), 2.5)),
     _filled("full_like", "(x, fill_value, dtype=None)", "fill_value in x's shape and dtype", (MATRIX, 2.5)),
