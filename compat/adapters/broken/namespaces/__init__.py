@@ -1,7 +1,7 @@
 """Broken Array API namespaces: modules that implement the standard (array_api_compat.numpy, each
 function but one passed through) with one rule broken, as a namespace of a user's could break it.
 Each is a backend behind ``--backends array-api:compat.adapters.broken.namespaces.<module>`` like any
-namespace, through compat's generic adapter; compat.adapters.broken.namespace_faults names each
+namespace, through compat's generic adapter; compat.adapters.broken.wrapped names each
 with the family that must catch it, for ``python -m compat detect`` and the meta-tests.
 
 Their faults are of the kinds the standard's signatures and value facts exist for: a parameter's
