@@ -43,7 +43,9 @@ def test_facts_are_read_from_the_operands():
     assert facts.met(("distinct",), (np.array([1, 2, 3]),)) == {"distinct": True, "all-equal": False}
     assert facts.met(("distinct",), (np.array([2, 2]),)) == {"distinct": False, "all-equal": True}
     assert facts.met(("distinct",), (np.array([0.0, -0.0]),))["all-equal"]  # -0.0 == 0.0
-    assert facts.met(("ties",), (np.array([1.0, np.nan, np.nan]),)) == {"ties": False}  # NaN is no tie
+    assert facts.met(("ties",), (np.array([1.0, np.nan, np.nan]),)) == {"ties": True}  # they sort as equals
+    assert facts.met(("ties",), (np.array([1.0, np.nan, 2.0]),)) == {"ties": False}
+    assert facts.met(("ties",), (np.array([0.0, -0.0]),)) == {"ties": True}
     assert facts.met(("imaginary",), (np.array([1 + 0j, 2 + 0j]),)) == {"imaginary": False}
     assert facts.met(("imaginary",), (np.array([1.0]),)) == {}  # real operands: not applicable
     assert facts.met(("negative",), (np.array([3, -1], np.int8),)) == {"negative": True}

@@ -10,15 +10,13 @@ device and compiler (XLA on CPU flushes them), not of promotion rules.
 
 from __future__ import annotations
 
-import functools
 import itertools
-import warnings
 
 import numpy as np
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from compat.core import dtypes, ops
+from compat.core import dtypes, facts, ops
 
 SMALL = 8  # moderate values lie in [-SMALL, SMALL]
 
@@ -51,86 +49,15 @@ def arrays(
     """NumPy arrays of a canonical dtype (bfloat16 included) and a shape (or shape strategy); for the
     operation ``op``, arrays that show what it does (its value facts, ``Op.values``:
     compat.core.facts), in every example the dtype and shape allow."""
-    facts = ops.get(op).values if op is not None else ()
-    if facts:
-        return _showing(name, shape, elements, facts)
+    shown = ops.get(op).values if op is not None else ()
+    if shown:
+        return facts.showing(name, shape, elements, shown, moderate_elements(name), SMALL)
     elements = elements if elements is not None else moderate_elements(name)
     if name == "bfloat16":
         return hnp.arrays(np.float32, shape, elements=elements).map(
             lambda a: a.astype(dtypes.to_numpy("bfloat16"))
         )
     return hnp.arrays(dtypes.to_numpy(name), shape, elements=elements)
-
-
-def capacity(name: str) -> int:
-    """How many distinct values the distinct arrays of a dtype draw from."""
-    if name == "bool":
-        return 2
-    if name in dtypes.INTEGER:
-        low, high = dtype_range(name)
-        return min(high - low + 1, 1 << 16)
-    return 1 << 16
-
-
-def distinct_elements(name: str, size: int) -> st.SearchStrategy:
-    """Elements from a range wide enough for ``size`` pairwise-distinct ones: integers (halves for
-    floats, exact in every float dtype for the sizes the specs draw), complex numbers of them."""
-    reach = max(SMALL, size)
-    if name == "bool":
-        return st.booleans()
-    if name in dtypes.UNSIGNED:
-        return st.integers(0, min(2 * reach, dtype_range(name)[1]))
-    if name in dtypes.SIGNED:
-        low, high = dtype_range(name)
-        return st.integers(max(-reach, low), min(reach, high))
-    halves = st.integers(-reach, reach).map(lambda n: n / 2)
-    if name in dtypes.COMPLEX:
-        return st.builds(complex, halves, st.integers(-reach, reach).filter(bool).map(lambda n: n / 2))
-    return halves
-
-
-def nonzero_imaginary(name: str) -> st.SearchStrategy:
-    part = st.floats(-SMALL, SMALL, width=32, allow_subnormal=False)
-    return st.builds(complex, part, part.filter(lambda v: v != 0))
-
-
-@st.composite
-def _showing(draw, name: str, shape, elements, facts: tuple[str, ...]) -> np.ndarray:
-    """An array of ``name`` whose values show each fact: pairwise-distinct elements (where the dtype
-    holds as many values: bool does not), two equal elements, nonzero imaginary parts, a negative
-    element (where the dtype has negative values)."""
-    shape = draw(shape, label="shape") if isinstance(shape, st.SearchStrategy) else shape
-    size = int(np.prod(shape))
-    drawn = dtypes.to_numpy(name) if name != "bfloat16" else np.float32
-    unique = False
-    if "distinct" in facts and elements is None and 1 < size <= capacity(name):
-        elements, unique = distinct_elements(name, size), True
-    elif "imaginary" in facts and name in dtypes.COMPLEX:
-        if elements is None:
-            elements = nonzero_imaginary(name)
-        else:  # the spec's values for both parts, the imaginary part not zero
-            part = elements.map(lambda v: complex(v).real)
-            elements = st.builds(complex, part, part.filter(bool))
-    elements = elements if elements is not None else moderate_elements(name)
-    # each element drawn on its own (no fill value: a fill makes most of an array one value)
-    x = draw(hnp.arrays(drawn, shape, elements=elements, unique=unique, fill=st.nothing()), label="x")
-    x = x.astype(dtypes.to_numpy(name)) if name == "bfloat16" else x
-    flat = x.reshape(-1)  # a view: planting writes x
-    if "ties" in facts and size >= 2:
-        i, j = draw(st.permutations(range(size)), label="tied places")[:2]
-        flat[j] = flat[i]
-    signed = name not in dtypes.UNSIGNED + dtypes.BOOL
-    if (
-        "negative" in facts
-        and size
-        and signed
-        and not np.any((flat.real if name in dtypes.COMPLEX else flat) < 0)
-    ):
-        k = draw(st.integers(0, size - 1), label="negative place")
-        value = flat[k].real if name in dtypes.COMPLEX else flat[k]
-        # a negative finite value, or -inf among the values that are not numbers (NaN, +inf)
-        flat[k] = -np.abs(flat[k]) if value != 0 and np.isfinite(value) else -1 if value == 0 else -np.inf
-    return x
 
 
 def shapes(min_dims=0, max_dims=3, min_side=1, max_side=3) -> st.SearchStrategy[tuple[int, ...]]:
@@ -225,45 +152,6 @@ def in_category(takes: str, names=None) -> list[str]:
     """The dtypes (of ``names``, default all NumPy holds here) in the standard's category ``takes``."""
     return [
         n for n in (names or dtypes.available()) if n in dtypes.CATEGORIES[takes] and n in dtypes.available()
-    ]
-
-
-@functools.cache
-def numpy_accepts(op: str, name: str) -> bool:
-    """Whether NumPy computes ``op`` (its table example) on operands of dtype ``name``: bool in
-    ``mask + 1``, ``sum(mask)``, ``maximum`` and ``<`` of bools, which the standard's categories leave
-    out and users write every day (an error other than a TypeError is an answer too)."""
-    declared = ops.get(op)
-    function = declared.python or (getattr(np, op, None) if not declared.numpy else None)
-    if function is None or not callable(function):
-        return name in dtypes.CATEGORIES[declared.takes]
-    target = dtypes.to_numpy(name)
-    args = tuple(
-        a.astype(target) if isinstance(a, np.ndarray) and a.dtype.kind in "biufc" else a
-        for a in declared.example
-    )
-    try:
-        with np.errstate(all="ignore"), warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            function(*args, **dict(declared.example_kwargs))
-    except TypeError:
-        return False
-    except Exception:
-        return True
-    return True
-
-
-def in_domain(op: str, names=None) -> list[str]:
-    """The dtypes (of ``names``, default all NumPy holds here) checked against NumPy for ``op``:
-    those of the standard's category (``Op.takes``) and those NumPy accepts beside them (its
-    domain: bool for add, sum, maximum, less). bfloat16 only where the category has it: NumPy's
-    operations on it are ml_dtypes'. The standard's category still decides what the standard
-    judges and what a namespace row must support (compat.harness.checker)."""
-    takes = dtypes.CATEGORIES[ops.get(op).takes]
-    return [
-        n
-        for n in (names or dtypes.available())
-        if n in dtypes.available() and (n in takes or (n != "bfloat16" and numpy_accepts(op, n)))
     ]
 
 

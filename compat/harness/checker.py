@@ -155,7 +155,7 @@ def outside_the_standard(backend: Adapter, case: Case) -> str:
     """Whether a namespace row (``array-api:<module>``) refused a case outside the standard's domain:
     an operand of a dtype the standard's category for the operation leaves out (``mask + 1`` of a
     bool mask, ``maximum`` of bools). NumPy computes those, and the specs check them against NumPy
-    on every row (compat.core.strategies.in_domain); a namespace need only support the standard's
+    on every row (compat.core.domain.in_domain); a namespace need only support the standard's
     categories, so its refusal is counted (under '<operation> of <dtype>', which this returns; '' for
     any other case), not judged. A result it gives there is judged against NumPy's as any other."""
     from compat.adapters.namespace import NamespaceAdapter
@@ -295,6 +295,15 @@ def function_gradient(checker: Checker, case: Case) -> None:
     checker.check_gradient("grad", program, *program.inputs)
 
 
+def counted_outside(ledger: Ledger, op: str) -> bool:
+    """Count a raise on a call outside the standard's dtype category for ``op`` (``""``: none) as a
+    namespace row's unsupported case, which is not judged."""
+    if op:
+        ledger.unsupported[op] = "outside the standard's dtype category: a namespace need not support it"
+        ledger.unsupported_cases[op] += 1
+    return bool(op)
+
+
 class Checker:
     """What a spec talks to: ``xp.check("add", x, y)``; ``xp.survey`` for survey cells."""
 
@@ -399,13 +408,8 @@ class Checker:
         self.ledger.count_example()
         expected = self.numpy.outcome(case)
         actual = actual or self.runner.call(self.backend, case, self.device, self.mode)
-        outside = outside_the_standard(self.backend, case) if actual.raised else ""
-        if outside:  # counted, not judged
-            self.ledger.unsupported[outside] = (
-                "outside the standard's dtype category: a namespace need not support it"
-            )
-            self.ledger.unsupported_cases[outside] += 1
-            return actual
+        if actual.raised and counted_outside(self.ledger, outside_the_standard(self.backend, case)):
+            return actual  # counted, not judged
         moves_to = ops.get(case.op).moves_to
         verdict = judge(
             self.numpy,

@@ -31,9 +31,9 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from compat.core import dtypes, ops
+from compat.core.domain import in_domain
 from compat.core.strategies import (
     arrays,
-    in_domain,
     input_classes,
     one_example_on_modes_and_devices,
     python_scalars,

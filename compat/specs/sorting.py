@@ -45,17 +45,19 @@ def elements(dtype: str) -> st.SearchStrategy:
 
 
 @st.composite
-def with_lane(draw, dtype: str, axis_kind: str, op: str, min_dims: int = 1, max_dims: int = 2):
+def with_lane(
+    draw, dtype: str, axis_kind: str, op: str, min_dims: int = 1, max_dims: int = 2, least: int = 2
+):
     """An array of ``dtype`` and an axis of the kind asked for ("none", "int", "negative"); the
-    axis (the flattened array for "none") holds at least two elements. Returns (x, axis, lane):
+    axis (the flattened array for "none") holds at least ``least`` elements. Returns (x, axis, lane):
     ``lane`` is a view of the array's first lane along the axis, for the caller to plant values in."""
     shape = list(draw(hnp.array_shapes(min_dims=min_dims, max_dims=max_dims, min_side=1, max_side=3)))
     if axis_kind == "none":
         axis = None
-        shape[-1] = max(shape[-1], 2)
+        shape[-1] = max(shape[-1], least)
     else:
         axis = draw(st.integers(0, len(shape) - 1), label="axis")
-        shape[axis] = max(shape[axis], 2)
+        shape[axis] = max(shape[axis], least)
         axis = axis - len(shape) if axis_kind == "negative" else axis
     x = draw(arrays(dtype, tuple(shape), elements=elements(dtype), op=op), label="x")
     lane = x.reshape(-1) if axis is None else np.moveaxis(x, axis, -1)[(0,) * (x.ndim - 1)]
@@ -79,7 +81,9 @@ def test_sort_and_argsort_order_nan_and_ties(xp, case, data):
     ties (-0.0 and 0.0 too) in their order where stable; the indices sort x where not."""
     nan = case.startswith("NaN")
     dtype = data.draw(st.sampled_from(FLOATS if nan else FLOATS + INTEGERS), label="dtype")
-    x, axis, lane = data.draw(with_lane(dtype, data.draw(st.sampled_from(["int", "negative"])), "sort"))
+    axis_kind = data.draw(st.sampled_from(["int", "negative"]))
+    # a lane of three beside NaN: room for a NaN and a tie, or for tied NaNs and a number
+    x, axis, lane = data.draw(with_lane(dtype, axis_kind, "sort", least=3 if nan else 2))
     if nan:
         plant(data.draw, lane, *[np.nan] * data.draw(st.integers(1, lane.size - 1), label="NaNs"))
         numbers = lane[~np.isnan(lane)]

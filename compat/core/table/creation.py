@@ -91,7 +91,6 @@ TABLE: tuple[Op, ...] = (
         "(x, copy=None)",
         "another backend's array x imported through DLPack (x.__dlpack__(copy=...)), every bit kept",
         (exported("numpy", MATRIX),),
-        standard="from_dlpack",
         signature="from_dlpack",
     ),
     Op(
