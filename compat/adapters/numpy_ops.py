@@ -56,8 +56,10 @@ def copy_to(x, device):  # NumPy has one device: a copy is a copy
     return x.copy()
 
 
-def astype(x, dtype):  # C casts (np.astype is NumPy 2.1's)
-    return x.astype(dtype)
+def astype(x, dtype, copy=True, device=None):  # C casts (np.astype is NumPy 2.1's)
+    if device not in (None, "cpu"):
+        raise ValueError(f"NumPy has one device, 'cpu', not {device!r}")
+    return x.astype(dtype, copy=copy)
 
 
 def relu(x):
@@ -141,8 +143,9 @@ def vecdot(x1, x2, axis=-1):
     return rounded_once(np.vecdot(x1, x2, axis=axis), x1, x2)
 
 
-def clip(x, lo, hi):
-    return rounded_once(np.clip(x, lo, hi), x, lo, hi)
+def clip(x, min=None, max=None):  # the standard's names
+    bounds = [b for b in (min, max) if b is not None]
+    return rounded_once(np.clip(x, min, max), x, *bounds)
 
 
 def in_float32(reduction, x, dtype, **kwargs):

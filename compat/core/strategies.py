@@ -16,7 +16,7 @@ import numpy as np
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from compat.core import dtypes, ops
+from compat.core import dtypes, facts, ops
 
 SMALL = 8  # moderate values lie in [-SMALL, SMALL]
 
@@ -43,8 +43,15 @@ def moderate_elements(name: str) -> st.SearchStrategy:
     )
 
 
-def arrays(name: str, shape, elements: st.SearchStrategy | None = None) -> st.SearchStrategy[np.ndarray]:
-    """NumPy arrays of a canonical dtype (bfloat16 included) and a shape (or shape strategy)."""
+def arrays(
+    name: str, shape, elements: st.SearchStrategy | None = None, op: str | None = None
+) -> st.SearchStrategy[np.ndarray]:
+    """NumPy arrays of a canonical dtype (bfloat16 included) and a shape (or shape strategy); for the
+    operation ``op``, arrays that show what it does (its value facts, ``Op.values``:
+    compat.core.facts), in every example the dtype and shape allow."""
+    shown = ops.get(op).values if op is not None else ()
+    if shown:
+        return facts.showing(name, shape, elements, shown, moderate_elements(name), SMALL)
     elements = elements if elements is not None else moderate_elements(name)
     if name == "bfloat16":
         return hnp.arrays(np.float32, shape, elements=elements).map(

@@ -193,6 +193,10 @@ def pytest_pyfunc_call(pyfuncitem):
             unsupported_cases=dict(checker.ledger.unsupported_cases),
             tables=tables,
             input_class=input_class(pyfuncitem),
+            forms={
+                op: {p: dict(k) for p, k in params.items()} for op, params in checker.ledger.forms.items()
+            },
+            facts=checker.ledger.facts,
         )
     )
     if others:
@@ -210,8 +214,10 @@ def pytest_pyfunc_call(pyfuncitem):
         )
     known = sorted({r.known for r in divergences if r.known})
     standard = sum(r.status == "standard" for r in divergences)
+    departs = sum(r.status == "departs" for r in divergences)
     reasons = ["known divergences: " + ", ".join(known)] if known else []
     reasons += [f"{standard} follow the standard where NumPy does not"] if standard else []
+    reasons += [f"{departs} depart from the standard as NumPy does"] if departs else []
     if reasons:
         pyfuncitem.stash[KNOWN] = "; ".join(reasons)
     return None

@@ -31,6 +31,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from compat.core import dtypes, ops
+from compat.core.domain import in_domain
 from compat.core.strategies import (
     arrays,
     input_classes,
@@ -56,8 +57,9 @@ FEWER = settings(max_examples=max(10, settings.default.max_examples // 4))
 
 
 def takes(op) -> list[str]:
-    """The dtypes an operator's array operands take here (NumPy's own: bfloat16 left out)."""
-    return [d for d in dtypes.CATEGORIES[op.takes] if d != "bfloat16" and d in dtypes.available()]
+    """The dtypes an operator's array operands take here: NumPy's domain, the standard's category
+    and what NumPy computes beside it (``mask + 1``, ``mask < 1``); bfloat16 left out."""
+    return [d for d in in_domain(op.name) if d != "bfloat16"]
 
 
 def symbol(op) -> str:
@@ -129,24 +131,30 @@ PAIRS = {
 def test_binary_operators(xp, operands, data):
     """x op y has NumPy's dtype and values: two arrays promote by dtype and broadcast; a Python
     scalar on either side is weak (it takes the array's dtype, and an int beyond it is an
-    OverflowError in arithmetic but compares exactly)."""
-    op = data.draw(
-        st.sampled_from(REFLECTED if PAIRS[operands] == "reflected" else FORWARD), label="operator"
-    )
-    dtype = data.draw(st.sampled_from(takes(op)), label="x dtype")
-    if PAIRS[operands] == "arrays":
+    OverflowError in arithmetic but compares exactly). Each example checks every operator form of
+    its class (on a mode or device row, the row's share of them), each on operands of its own."""
+    forms = REFLECTED if PAIRS[operands] == "reflected" else FORWARD
+    for op in xp.sample(forms, least=5):
+        binary_operator(xp, op, PAIRS[operands], data)
+
+
+def binary_operator(xp, op, operands: str, data) -> None:
+    """One operator form on operands drawn for it (its value facts: negative ones for // and %)."""
+    dtype = data.draw(st.sampled_from(takes(op)), label=f"{op.name}: x dtype")
+    if operands == "arrays":
         shape_x, shape_y = data.draw(
             hnp.mutually_broadcastable_shapes(num_shapes=2, min_dims=1, max_dims=3, max_side=3),
-            label="shapes",
+            label=f"{op.name}: shapes",
         ).input_shapes
-        x = data.draw(arrays(dtype, shape_x), label="x")
-        y = data.draw(arrays(data.draw(st.sampled_from(takes(op)), label="y dtype"), shape_y), label="y")
+        x = data.draw(arrays(dtype, shape_x, op=op.name), label=f"{op.name}: x")
+        y_dtype = data.draw(st.sampled_from(takes(op)), label=f"{op.name}: y dtype")
+        y = data.draw(arrays(y_dtype, shape_y, op=op.name), label=f"{op.name}: y")
         xp.check(op.name, x, safe(op, y))
         return
-    x = data.draw(arrays(dtype, shapes(max_dims=2)), label="x")
-    kind = data.draw(st.sampled_from([bool, int, float, complex]), label="scalar kind")
-    scalar = data.draw(moderate_scalars(kind, dtype), label="scalar")
-    if PAIRS[operands] == "reflected":  # the array is the divisor, the shift, the exponent
+    x = data.draw(arrays(dtype, shapes(max_dims=2), op=op.name), label=f"{op.name}: x")
+    kind = data.draw(st.sampled_from([bool, int, float, complex]), label=f"{op.name}: scalar kind")
+    scalar = data.draw(moderate_scalars(kind, dtype), label=f"{op.name}: scalar")
+    if operands == "reflected":  # the array is the divisor, the shift, the exponent
         xp.check(op.name, safe(op, x), scalar)
     else:
         xp.check(op.name, x, safe(op, scalar))
@@ -183,20 +191,26 @@ def in_place_pairs(name: str, wanted: str) -> list[tuple[str, str]]:
 @given(data=st.data())
 def test_in_place_operators(xp, result, data):
     """x op= y leaves x with NumPy's values in x's dtype: written back when the result keeps x's
-    dtype or narrows within its kind, a TypeError when it would change the kind (int32 += 1.5)."""
-    op = data.draw(st.sampled_from([o for o in IN_PLACE if in_place_pairs(o.name, result)]), label="operator")
-    x_dtype, y_kind = data.draw(st.sampled_from(in_place_pairs(op.name, result)), label="dtypes")
-    shape = data.draw(shapes(max_dims=2), label="shape")
-    x = data.draw(arrays(x_dtype, shape), label="x")
+    dtype or narrows within its kind, a TypeError when it would change the kind (int32 += 1.5).
+    Each example checks every in-place form of its class (a mode or device row, its share)."""
+    for op in xp.sample([o for o in IN_PLACE if in_place_pairs(o.name, result)], least=5):
+        in_place_operator(xp, op, result, data)
+
+
+def in_place_operator(xp, op, result: str, data) -> None:
+    x_dtype, y_kind = data.draw(st.sampled_from(in_place_pairs(op.name, result)), label=f"{op.name}: dtypes")
+    shape = data.draw(shapes(max_dims=2), label=f"{op.name}: shape")
+    x = data.draw(arrays(x_dtype, shape, op=op.name), label=f"{op.name}: x")
     if y_kind in REPRESENTATIVE:
         kind = {"py:bool": bool, "py:int": int, "py:float": float, "py:complex": complex}[y_kind]
         y = data.draw(
-            moderate_scalars(kind, x_dtype).filter(lambda v: not isinstance(v, int) or abs(v) <= 8), label="y"
+            moderate_scalars(kind, x_dtype).filter(lambda v: not isinstance(v, int) or abs(v) <= 8),
+            label=f"{op.name}: y",
         )
         y = safe(op, y)
     else:  # y broadcasts to x's shape (the result must keep x's shape)
-        trailing = shape[data.draw(st.integers(0, len(shape)), label="y drops leading axes") :]
-        y = safe(op, data.draw(arrays(y_kind, trailing), label="y"))
+        trailing = shape[data.draw(st.integers(0, len(shape)), label=f"{op.name}: y drops leading axes") :]
+        y = safe(op, data.draw(arrays(y_kind, trailing, op=op.name), label=f"{op.name}: y"))
     xp.check(op.name, x, y)
 
 
@@ -211,22 +225,26 @@ def test_conversions_to_python_numbers(xp, size, data):
     """bool(x), int(x), float(x), complex(x) and operator.index(x) give NumPy's Python number for a
     0-d array (int toward zero; TypeError for complex to int or float, and for index of a non-integer
     dtype), still convert one-element arrays, and raise for arrays of several elements."""
-    op = data.draw(st.sampled_from(CONVERSIONS), label="conversion")
     min_dims, max_dims, side = SIZES[size]
-    shape = data.draw(
-        shapes(min_dims=min_dims, max_dims=max_dims, min_side=side, max_side=side), label="shape"
-    )
-    dtype = data.draw(st.sampled_from([d for d in dtypes.available() if d != "bfloat16"]), label="dtype")
-    xp.check(op.name, data.draw(arrays(dtype, shape), label="x"))
+    for op in xp.sample(CONVERSIONS, least=5):  # each conversion on an array of its own
+        shape = data.draw(
+            shapes(min_dims=min_dims, max_dims=max_dims, min_side=side, max_side=side),
+            label=f"{op.name}: shape",
+        )
+        dtype = data.draw(
+            st.sampled_from([d for d in dtypes.available() if d != "bfloat16"]), label=f"{op.name}: dtype"
+        )
+        xp.check(op.name, data.draw(arrays(dtype, shape), label=f"{op.name}: x"))
 
 
 @FEWER
 @given(data=st.data())
 def test_unary_operators(xp, data):
-    """-x, +x, ~x and abs(x) keep NumPy's dtype and values (abs of complex is real)."""
-    op = data.draw(st.sampled_from(UNARY), label="operator")
-    dtype = data.draw(st.sampled_from(takes(op)), label="dtype")
-    xp.check(op.name, data.draw(arrays(dtype, shapes(max_dims=3)), label="x"))
+    """-x, +x, ~x and abs(x) keep NumPy's dtype and values (abs of complex is real); every form
+    in each example, on an array of its own."""
+    for op in xp.sample(UNARY, least=5):
+        dtype = data.draw(st.sampled_from(takes(op)), label=f"{op.name}: dtype")
+        xp.check(op.name, data.draw(arrays(dtype, shapes(max_dims=3), op=op.name), label=f"{op.name}: x"))
 
 
 @FEWER
@@ -234,10 +252,12 @@ def test_unary_operators(xp, data):
 def test_attributes(xp, data):
     """x.T reverses the axes, x.mT swaps the last two (an error below 2-d), x.shape is a tuple of
     ints, x.ndim and x.size ints, x.dtype the dtype, x.device present; on ranks 0 to 4."""
-    op = data.draw(st.sampled_from(ATTRIBUTES), label="attribute")
-    dtype = data.draw(st.sampled_from([d for d in dtypes.available() if d != "bfloat16"]), label="dtype")
-    shape = data.draw(shapes(min_dims=0, max_dims=4, min_side=0, max_side=3), label="shape")
-    xp.check(op.name, data.draw(arrays(dtype, shape), label="x"))
+    for op in xp.sample(ATTRIBUTES, least=5):  # every attribute in each example
+        dtype = data.draw(
+            st.sampled_from([d for d in dtypes.available() if d != "bfloat16"]), label=f"{op.name}: dtype"
+        )
+        shape = data.draw(shapes(min_dims=0, max_dims=4, min_side=0, max_side=3), label=f"{op.name}: shape")
+        xp.check(op.name, data.draw(arrays(dtype, shape, op=op.name), label=f"{op.name}: x"))
 
 
 @FEWER
@@ -267,5 +287,6 @@ ITEM_UPDATES = ("__setitem_iadd__", "__setitem_isub__")
 def test_item_in_place_add_and_subtract(xp, indices, data):
     """x[i] += v and x[i] -= v are NumPy's buffered x[i] = x[i] + v: of duplicate indices each
     counts once (the last write wins), an index beyond its axis raises IndexError."""
-    x, index, values = data.draw(updates(WRITE_BOUNDS[indices]), label="update")
-    xp.check(data.draw(st.sampled_from(ITEM_UPDATES), label="operator"), x, index, values)
+    for op in ITEM_UPDATES:  # both forms in each example
+        x, index, values = data.draw(updates(WRITE_BOUNDS[indices], op), label=f"{op}: update")
+        xp.check(op, x, index, values)

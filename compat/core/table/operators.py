@@ -122,8 +122,8 @@ def operands(takes: str) -> tuple:
 def facts(function: str) -> dict:
     if not function:  # shifts: exact on integers
         return {"correctly_rounded": True}
-    op = FUNCTIONS[function]
-    return {"correctly_rounded": op.correctly_rounded, "ulps": op.ulps}
+    op = FUNCTIONS[function]  # what the function's operands show, its operator's show too (values)
+    return {"correctly_rounded": op.correctly_rounded, "ulps": op.ulps, "values": op.values}
 
 
 def binary_forms(symbol: str, name: str, function: str, takes: str, in_place: bool) -> list[Op]:
@@ -259,7 +259,15 @@ TABLE: tuple[Op, ...] = (
         correctly_rounded=True,
     ),
     unary(
-        "__abs__", "abs({0})", operator.abs, "numeric", X, "abs(x)", elementwise=True, correctly_rounded=True
+        "__abs__",
+        "abs({0})",
+        operator.abs,
+        "numeric",
+        X,
+        "abs(x)",
+        elementwise=True,
+        correctly_rounded=True,
+        values=("imaginary",),
     ),
     *(
         unary(
@@ -274,7 +282,16 @@ TABLE: tuple[Op, ...] = (
         for name, function, takes, example, about in CONVERSIONS
     ),
     *(
-        unary(name, spelling, function, "any", MATRIX, about, correctly_rounded=True)
+        unary(
+            name,
+            spelling,
+            function,
+            "any",
+            MATRIX,
+            about,
+            correctly_rounded=True,
+            values=("distinct",) if name in ("T", "mT") else (),
+        )
         for name, function, spelling, about in ATTRIBUTES
     ),
     *(
