@@ -25,7 +25,7 @@ from packaging.specifiers import SpecifierSet
 from packaging.version import InvalidVersion, Version
 
 from compat import adapters
-from compat.adapters import AdapterError
+from compat.adapters import AdapterError, namespace
 from compat.core.parse import ParseError
 from compat.results import records
 from compat.results.records import Backend
@@ -102,11 +102,17 @@ def entry_problems(registry: Registry, entry: Entry) -> list[Problem]:
             if first is not entry:
                 by = first.id if first else "no entry"
                 found.append(Problem(at, f"shadowed on {backend.id}: {by} matches it first"))
-            elif others := [e.id for e in matching[1:] if e.order == entry.order]:
+            elif others := [e.id for e in matching[1:] if same_place(e, entry, backend)]:
                 found.append(
                     Problem(at, f"also matched on {backend.id} by {', '.join(others)}: narrow one of them")
                 )
     return found
+
+
+def same_place(one: Entry, other: Entry, backend: Backend) -> bool:
+    """Whether two entries that match one record are of one place in the matching order for its row:
+    one level, and both naming the row's backend or both the framework a wrapper row wraps."""
+    return one.order == other.order and one.names(backend) == other.names(backend)
 
 
 def shown(entry: Entry, example: Example) -> dict:
@@ -167,6 +173,15 @@ def backend_named(backend_id: str, versions: str, mode: str | None = None) -> Ba
             config = dict(adapters.load_class(found).CONFIGS.get(label or "", {}))
     except AdapterError:
         pass
+    wrapped = (
+        namespace.wrapped_backend(name.removeprefix(namespace.PREFIX))
+        if name.startswith(namespace.PREFIX)
+        else ""
+    )
+    if (
+        wrapped
+    ):  # a wrapper's row, as its records name it: with the framework it wraps, whose entries reach it
+        return Backend(name, backend_id, "999", {}, wraps=backend_named(wrapped, versions, mode))
     return Backend(name, backend_id, version_in(versions), {**config, **({"mode": mode} if mode else {})})
 
 
@@ -190,11 +205,11 @@ def record_overlaps(registry: Registry, results: Path) -> list[Problem]:
     pairs: dict[tuple[str, str], object] = {}
     for run in records.load(results, validate=False).runs.values():
         for record in run.divergences:
-            if record.status in ("standard", "contract"):
+            if record.status in ("standard", "contract", "departs"):
                 continue
             matching = registry.matching(record.backend, record.fields)
             for other in matching[1:]:
-                if other.order == matching[0].order:
+                if same_place(other, matching[0], record.backend):
                     pairs.setdefault((matching[0].id, other.id), record)
     return [
         Problem(

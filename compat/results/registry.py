@@ -248,9 +248,13 @@ class Registry:
         (``matches`` checks the rest)."""
         key = (backend.name, backend.id, len(self.entries))
         if key not in self._applicable:
-            self._applicable[key] = [
+            reaching = [
                 e for e in self.entries if e.names(backend) or (backend.wraps and e.names(backend.wraps))
             ]
+            # at each level, an entry that names a wrapper before the entries of the framework it wraps
+            self._applicable[key] = sorted(
+                reaching, key=lambda e: (e.order[0], not e.names(backend), e.order[1])
+            )
         return self._applicable[key]
 
     def by_id(self) -> dict[str, Entry]:

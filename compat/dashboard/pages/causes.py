@@ -120,7 +120,8 @@ def cause_page(dash: Context, page: CausePage, bodies: dict[int, dict]) -> None:
                 ]
             )
             + "<p>No registry entry covers it. If the difference is intended, document it in the registry "
-            "(<code>compat/results/known/</code>, or your own with <code>--compat-registry</code>) with a reason and a source: "
+            "(<code>compat/results/known/</code>, or your own with <code>--compat-registry</code>) "
+            "with a reason and a source: "
             "<code>python -m compat known add</code> writes a stub per new divergence.</p>"
         )
     rows = {key: data.rows[key] for key in page.rows}
