@@ -46,6 +46,27 @@ def test_a_planted_broad_entry_that_shadows_an_example_is_caught(tmp_path):
     assert found == ["narrow: example 1 (add(x0, x1)): shadowed on numpy: on-device matches it first"], found
 
 
+def test_a_wrappers_own_entry_goes_before_its_frameworks_on_the_wrappers_row(tmp_path):
+    """array_api_compat.numpy's row is reached by NumPy's entries too (records name it with the
+    framework it wraps): an entry that names the wrapper is its row's first, and no overlap; on NumPy's
+    row the wrapper's entry does not apply, and an example replayed there finds NumPy's alone."""
+    wrapper = "array-api:array_api_compat.numpy"
+    example = EXAMPLE.replace('call = "add(x0, x1)"', f'call = "add(x0, x1)"\nbackends = ["{wrapper}"]')
+    own = entry("wrappers-own", backend=wrapper, family='"promotion"', op='"add"', inputs='"int8,uint8"')
+    frameworks = entry("numpys", backend="numpy", family='"promotion"', op='"add"', unreplayable='"planted"')
+    assert problems(tmp_path, frameworks, own + example) == []
+    loaded = registry.load(write(tmp_path, frameworks + own + example))
+    row = lint.backend_named(wrapper, "")
+    assert row.wraps is not None and row.wraps.name == "numpy"
+    fields = lint.shown(loaded.by_id()["wrappers-own"], loaded.by_id()["wrappers-own"].examples[0])
+    assert [e.id for e in loaded.matching(row, fields)] == ["wrappers-own", "numpys"]
+    # two of the framework's entries that reach the wrapper's row alike still overlap there
+    on_the_wrapper = entry("numpys-on-the-wrapper", backend="numpy", family='"promotion"', op='"add"')
+    assert problems(tmp_path, on_the_wrapper + example, frameworks) == [
+        f"numpys-on-the-wrapper: example 1 (add(x0, x1)): also matched on {wrapper} by numpys: narrow one of them"
+    ]
+
+
 def test_an_entry_needs_an_example_or_says_why_not(tmp_path):
     assert problems(tmp_path, entry("bare", backend="numpy", family='"promotion"', op='"add"')) == [
         "bare: no example, and no 'unreplayable' to say why it cannot have one"

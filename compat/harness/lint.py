@@ -173,14 +173,9 @@ def backend_named(backend_id: str, versions: str, mode: str | None = None) -> Ba
             config = dict(adapters.load_class(found).CONFIGS.get(label or "", {}))
     except AdapterError:
         pass
-    wrapped = (
-        namespace.wrapped_backend(name.removeprefix(namespace.PREFIX))
-        if name.startswith(namespace.PREFIX)
-        else ""
-    )
-    if (
-        wrapped
-    ):  # a wrapper's row, as its records name it: with the framework it wraps, whose entries reach it
+    # a wrapper's row, as its records name it: with the framework it wraps, whose entries reach it
+    module = name.removeprefix(namespace.PREFIX)
+    if module != name and (wrapped := namespace.wrapped_backend(module)):
         return Backend(name, backend_id, "999", {}, wraps=backend_named(wrapped, versions, mode))
     return Backend(name, backend_id, version_in(versions), {**config, **({"mode": mode} if mode else {})})
 
