@@ -502,11 +502,7 @@ def replay_status(
     hidden = sorted({first for fields, first in shown if first and entry.matches(backend, fields)})
     if not hidden:
         return "fixed", []
-
-    def specific(e: Entry) -> tuple[int, bool]:
-        return e.level, e.names(backend)
-
-    overriding = all(specific(entries[e]) > specific(entry) for e in hidden)
+    overriding = all(entries[e].specificity(backend) < entry.specificity(backend) for e in hidden)
     return ("overridden" if overriding else "shadowed"), hidden
 
 

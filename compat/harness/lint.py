@@ -102,17 +102,11 @@ def entry_problems(registry: Registry, entry: Entry) -> list[Problem]:
             if first is not entry:
                 by = first.id if first else "no entry"
                 found.append(Problem(at, f"shadowed on {backend.id}: {by} matches it first"))
-            elif others := [e.id for e in matching[1:] if same_place(e, entry, backend)]:
+            elif others := [e.id for e in matching[1:] if e.place(backend) == entry.place(backend)]:
                 found.append(
                     Problem(at, f"also matched on {backend.id} by {', '.join(others)}: narrow one of them")
                 )
     return found
-
-
-def same_place(one: Entry, other: Entry, backend: Backend) -> bool:
-    """Whether two entries that match one record are of one place in the matching order for its row:
-    one level, and both naming the row's backend or both the framework a wrapper row wraps."""
-    return one.order == other.order and one.names(backend) == other.names(backend)
 
 
 def shown(entry: Entry, example: Example) -> dict:
@@ -204,7 +198,7 @@ def record_overlaps(registry: Registry, results: Path) -> list[Problem]:
                 continue
             matching = registry.matching(record.backend, record.fields)
             for other in matching[1:]:
-                if same_place(other, matching[0], record.backend):
+                if other.place(record.backend) == matching[0].place(record.backend):
                     pairs.setdefault((matching[0].id, other.id), record)
     return [
         Problem(

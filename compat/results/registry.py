@@ -176,6 +176,16 @@ class Entry:
         that name their operations before those that say why they are broad."""
         return -self.level, bool(self.broad)
 
+    def specificity(self, backend: Backend) -> tuple[int, bool]:
+        """How specific it is to a row of ``backend``, the most specific least: its level, then at each
+        level an entry that names the row's own backend (a wrapper) before the framework's that reach it."""
+        return -self.level, not self.names(backend)
+
+    def place(self, backend: Backend) -> tuple[int, bool, bool]:
+        """Its place in the matching order on a row of ``backend``: its specificity there, then the
+        entries that name their operations before those that say why they are broad."""
+        return (*self.specificity(backend), bool(self.broad))
+
     def names(self, backend: Backend) -> bool:
         return self.backend in (backend.name, backend.id) or fnmatchcase(backend.name, self.backend)
 
@@ -251,10 +261,7 @@ class Registry:
             reaching = [
                 e for e in self.entries if e.names(backend) or (backend.wraps and e.names(backend.wraps))
             ]
-            # at each level, an entry that names a wrapper before the entries of the framework it wraps
-            self._applicable[key] = sorted(
-                reaching, key=lambda e: (e.order[0], not e.names(backend), e.order[1])
-            )
+            self._applicable[key] = sorted(reaching, key=lambda e: e.place(backend))
         return self._applicable[key]
 
     def by_id(self) -> dict[str, Entry]:

@@ -47,8 +47,8 @@ BINARY = (
     ("&", "and", "bitwise_and", "integer or boolean"),
     ("|", "or", "bitwise_or", "integer or boolean"),
     ("^", "xor", "bitwise_xor", "integer or boolean"),
-    ("<<", "lshift", "", "integer"),
-    (">>", "rshift", "", "integer"),
+    ("<<", "lshift", "bitwise_left_shift", "integer"),
+    (">>", "rshift", "bitwise_right_shift", "integer"),
 )
 COMPARISONS = (
     ("==", "eq", "equal", "any"),
@@ -120,8 +120,6 @@ def operands(takes: str) -> tuple:
 
 
 def facts(function: str) -> dict:
-    if not function:  # shifts: exact on integers
-        return {"correctly_rounded": True}
     op = FUNCTIONS[function]  # what the function's operands show, its operator's show too (values)
     return {"correctly_rounded": op.correctly_rounded, "ulps": op.ulps, "values": op.values}
 
