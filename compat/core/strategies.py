@@ -128,6 +128,43 @@ def input_classes(name: str, classes, share: float = 1.0):
     return decorate
 
 
+# A spec whose input classes each hold several operations (the operators' forms: x + y, x - y, ...)
+# gives each operation of a class its own param (``operation_classes``): each draws its own
+# examples, fails in its own param and shrinks there, where checking every operation in each
+# example multiplied the examples' cost and shrank all of them together.
+
+LEAST_PER_OPERATION = 3  # the examples a param of operation_classes checks at the least (a full row)
+
+
+def operation_classes(name: str | None, classes, share: float = 1.0):
+    """Decorator of a Hypothesis spec run once per input class and operation of that class
+    (pytest params ``name`` and ``op``; ``classes`` maps each class to its operations' names;
+    ``name`` None: ``classes`` is the operations' names, a spec without input classes).
+    Each param checks an equal part of ``share`` of the profile's max_examples, at least
+    LEAST_PER_OPERATION. On a row that checks a share of the examples (a device, a mode, a
+    config) a class checks that share of its operations, every k-th from an offset the seed
+    picks, one example each (the ``compat_sampled`` mark; compat.harness.plan.sampled), as a
+    share row samples an exhaustive table; a row with a plug-in fault checks every one."""
+    import pytest
+    from hypothesis import settings
+
+    sampled = pytest.mark.compat_sampled
+    if name is None:
+        params = [pytest.param(op, marks=sampled) for op in classes]
+    else:
+        params = [pytest.param(c, op, marks=sampled) for c, names in classes.items() for op in names]
+    per = max(LEAST_PER_OPERATION, round(settings().max_examples * share) // len(params))
+
+    def decorate(test):
+        argnames = "op" if name is None else f"{name},op"
+        test = pytest.mark.parametrize(argnames, params)(settings(max_examples=per)(test))
+        if name is not None:  # for the checks records: which class each param covered (input_classes)
+            test.compat_input_classes = (name, list(classes))
+        return test
+
+    return decorate
+
+
 # A spec parametrized by every operation with a fact grows with the table. It keeps its cost
 # with ``operation_params``: the operations it checked before (one of each kind of rule, and
 # those the detection benchmark's broken adapters break) at full size, every other one with a

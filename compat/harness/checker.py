@@ -19,6 +19,7 @@ from compat.core.case import Case
 from compat.core.outcome import Outcome
 from compat.core.programs import Program
 from compat.core.source import Exported
+from compat.harness import plan
 from compat.harness.casualties import Casualty
 from compat.harness.inflight import Note
 from compat.harness.isolation import Isolation
@@ -347,8 +348,8 @@ class Checker:
         and mode params, a param checked beside the spec's own: its compat_beside mark) every k-th
         row, k = 1/share (at least ``least`` rows), from an offset the seed picks."""
         rows = list(table)
-        step = max(1, min(round(1 / (self.share * self.table_share)), len(rows) // least))
-        return rows[self.session.seed % step :: step]
+        k = plan.step(len(rows), self.share * self.table_share, least)
+        return rows[self.session.seed % k :: k]
 
     def requires(self, op: str) -> None:
         """Skip the spec (the operation counted as unsupported) where the backend declares ``op`` unsupported."""

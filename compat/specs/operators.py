@@ -36,6 +36,7 @@ from compat.core.strategies import (
     arrays,
     input_classes,
     one_example_on_modes_and_devices,
+    operation_classes,
     python_scalars,
     shapes,
 )
@@ -54,6 +55,11 @@ CONVERSIONS = [
 ATTRIBUTES = [op for op in OPERATORS if "{0}." in op.spelling]
 # the specs without input classes draw a quarter of the profile's examples (the table meets every form)
 FEWER = settings(max_examples=max(10, settings.default.max_examples // 4))
+QUARTER = 0.25  # the same share, for a spec with a param per operator form (operation_classes)
+
+
+def names(forms) -> list[str]:
+    return [op.name for op in forms]
 
 
 def takes(op) -> list[str]:
@@ -124,36 +130,37 @@ PAIRS = {
     "array op Python scalar": "forward",
     "Python scalar op array": "reflected",
 }
+BINARY_FORMS = {
+    operands: names(REFLECTED if how == "reflected" else FORWARD) for operands, how in PAIRS.items()
+}
 
 
-@input_classes("operands", PAIRS)
+@operation_classes("operands", BINARY_FORMS)
 @given(data=st.data())
-def test_binary_operators(xp, operands, data):
+def test_binary_operators(xp, operands, op, data):
     """x op y has NumPy's dtype and values: two arrays promote by dtype and broadcast; a Python
     scalar on either side is weak (it takes the array's dtype, and an int beyond it is an
-    OverflowError in arithmetic but compares exactly). Each example checks every operator form of
-    its class (on a mode or device row, the row's share of them), each on operands of its own."""
-    forms = REFLECTED if PAIRS[operands] == "reflected" else FORWARD
-    for op in xp.sample(forms, least=5):
-        binary_operator(xp, op, PAIRS[operands], data)
+    OverflowError in arithmetic but compares exactly). Each operator form of each class is a param
+    of its own (on a mode or device row, the row's share of a class's forms), on operands drawn
+    for it (its value facts: negative ones for // and %)."""
+    binary_operator(xp, ops.get(op), PAIRS[operands], data)
 
 
 def binary_operator(xp, op, operands: str, data) -> None:
-    """One operator form on operands drawn for it (its value facts: negative ones for // and %)."""
-    dtype = data.draw(st.sampled_from(takes(op)), label=f"{op.name}: x dtype")
+    dtype = data.draw(st.sampled_from(takes(op)), label="x dtype")
     if operands == "arrays":
         shape_x, shape_y = data.draw(
             hnp.mutually_broadcastable_shapes(num_shapes=2, min_dims=1, max_dims=3, max_side=3),
-            label=f"{op.name}: shapes",
+            label="shapes",
         ).input_shapes
-        x = data.draw(arrays(dtype, shape_x, op=op.name), label=f"{op.name}: x")
-        y_dtype = data.draw(st.sampled_from(takes(op)), label=f"{op.name}: y dtype")
-        y = data.draw(arrays(y_dtype, shape_y, op=op.name), label=f"{op.name}: y")
+        x = data.draw(arrays(dtype, shape_x, op=op.name), label="x")
+        y_dtype = data.draw(st.sampled_from(takes(op)), label="y dtype")
+        y = data.draw(arrays(y_dtype, shape_y, op=op.name), label="y")
         xp.check(op.name, x, safe(op, y))
         return
-    x = data.draw(arrays(dtype, shapes(max_dims=2), op=op.name), label=f"{op.name}: x")
-    kind = data.draw(st.sampled_from([bool, int, float, complex]), label=f"{op.name}: scalar kind")
-    scalar = data.draw(moderate_scalars(kind, dtype), label=f"{op.name}: scalar")
+    x = data.draw(arrays(dtype, shapes(max_dims=2), op=op.name), label="x")
+    kind = data.draw(st.sampled_from([bool, int, float, complex]), label="scalar kind")
+    scalar = data.draw(moderate_scalars(kind, dtype), label="scalar")
     if operands == "reflected":  # the array is the divisor, the shift, the exponent
         xp.check(op.name, safe(op, x), scalar)
     else:
@@ -187,30 +194,32 @@ def in_place_pairs(name: str, wanted: str) -> list[tuple[str, str]]:
     ]
 
 
-@input_classes("result", IN_PLACE_CLASSES)
+@operation_classes(
+    "result",
+    {result: [o.name for o in IN_PLACE if in_place_pairs(o.name, result)] for result in IN_PLACE_CLASSES},
+)
 @given(data=st.data())
-def test_in_place_operators(xp, result, data):
+def test_in_place_operators(xp, result, op, data):
     """x op= y leaves x with NumPy's values in x's dtype: written back when the result keeps x's
     dtype or narrows within its kind, a TypeError when it would change the kind (int32 += 1.5).
-    Each example checks every in-place form of its class (a mode or device row, its share)."""
-    for op in xp.sample([o for o in IN_PLACE if in_place_pairs(o.name, result)], least=5):
-        in_place_operator(xp, op, result, data)
+    Each in-place form of each class is a param of its own (a mode or device row, its share)."""
+    in_place_operator(xp, ops.get(op), result, data)
 
 
 def in_place_operator(xp, op, result: str, data) -> None:
-    x_dtype, y_kind = data.draw(st.sampled_from(in_place_pairs(op.name, result)), label=f"{op.name}: dtypes")
-    shape = data.draw(shapes(max_dims=2), label=f"{op.name}: shape")
-    x = data.draw(arrays(x_dtype, shape, op=op.name), label=f"{op.name}: x")
+    x_dtype, y_kind = data.draw(st.sampled_from(in_place_pairs(op.name, result)), label="dtypes")
+    shape = data.draw(shapes(max_dims=2), label="shape")
+    x = data.draw(arrays(x_dtype, shape, op=op.name), label="x")
     if y_kind in REPRESENTATIVE:
         kind = {"py:bool": bool, "py:int": int, "py:float": float, "py:complex": complex}[y_kind]
         y = data.draw(
             moderate_scalars(kind, x_dtype).filter(lambda v: not isinstance(v, int) or abs(v) <= 8),
-            label=f"{op.name}: y",
+            label="y",
         )
         y = safe(op, y)
     else:  # y broadcasts to x's shape (the result must keep x's shape)
-        trailing = shape[data.draw(st.integers(0, len(shape)), label=f"{op.name}: y drops leading axes") :]
-        y = safe(op, data.draw(arrays(y_kind, trailing, op=op.name), label=f"{op.name}: y"))
+        trailing = shape[data.draw(st.integers(0, len(shape)), label="y drops leading axes") :]
+        y = safe(op, data.draw(arrays(y_kind, trailing, op=op.name), label="y"))
     xp.check(op.name, x, y)
 
 
@@ -219,45 +228,39 @@ def in_place_operator(xp, op, result: str, data) -> None:
 SIZES = {"0-d": (0, 0, 1), "one element, 1-d or more": (1, 3, 1), "several elements": (1, 2, 3)}
 
 
-@input_classes("size", SIZES)
+@operation_classes("size", {size: names(CONVERSIONS) for size in SIZES})
 @given(data=st.data())
-def test_conversions_to_python_numbers(xp, size, data):
+def test_conversions_to_python_numbers(xp, size, op, data):
     """bool(x), int(x), float(x), complex(x) and operator.index(x) give NumPy's Python number for a
     0-d array (int toward zero; TypeError for complex to int or float, and for index of a non-integer
-    dtype), still convert one-element arrays, and raise for arrays of several elements."""
+    dtype), still convert one-element arrays, and raise for arrays of several elements; each
+    conversion of each size a param of its own."""
     min_dims, max_dims, side = SIZES[size]
-    for op in xp.sample(CONVERSIONS, least=5):  # each conversion on an array of its own
-        shape = data.draw(
-            shapes(min_dims=min_dims, max_dims=max_dims, min_side=side, max_side=side),
-            label=f"{op.name}: shape",
-        )
-        dtype = data.draw(
-            st.sampled_from([d for d in dtypes.available() if d != "bfloat16"]), label=f"{op.name}: dtype"
-        )
-        xp.check(op.name, data.draw(arrays(dtype, shape), label=f"{op.name}: x"))
+    shape = data.draw(
+        shapes(min_dims=min_dims, max_dims=max_dims, min_side=side, max_side=side), label="shape"
+    )
+    dtype = data.draw(st.sampled_from([d for d in dtypes.available() if d != "bfloat16"]), label="dtype")
+    xp.check(op, data.draw(arrays(dtype, shape), label="x"))
 
 
-@FEWER
+@operation_classes(None, names(UNARY), share=QUARTER)
 @given(data=st.data())
-def test_unary_operators(xp, data):
-    """-x, +x, ~x and abs(x) keep NumPy's dtype and values (abs of complex is real); every form
-    in each example, on an array of its own."""
-    for op in xp.sample(UNARY, least=5):
-        dtype = data.draw(st.sampled_from(takes(op)), label=f"{op.name}: dtype")
-        xp.check(op.name, data.draw(arrays(dtype, shapes(max_dims=3), op=op.name), label=f"{op.name}: x"))
+def test_unary_operators(xp, op, data):
+    """-x, +x, ~x and abs(x) keep NumPy's dtype and values (abs of complex is real); each form a
+    param of its own."""
+    dtype = data.draw(st.sampled_from(takes(ops.get(op))), label="dtype")
+    xp.check(op, data.draw(arrays(dtype, shapes(max_dims=3), op=op), label="x"))
 
 
-@FEWER
+@operation_classes(None, names(ATTRIBUTES), share=QUARTER)
 @given(data=st.data())
-def test_attributes(xp, data):
+def test_attributes(xp, op, data):
     """x.T reverses the axes, x.mT swaps the last two (an error below 2-d), x.shape is a tuple of
-    ints, x.ndim and x.size ints, x.dtype the dtype, x.device present; on ranks 0 to 4."""
-    for op in xp.sample(ATTRIBUTES, least=5):  # every attribute in each example
-        dtype = data.draw(
-            st.sampled_from([d for d in dtypes.available() if d != "bfloat16"]), label=f"{op.name}: dtype"
-        )
-        shape = data.draw(shapes(min_dims=0, max_dims=4, min_side=0, max_side=3), label=f"{op.name}: shape")
-        xp.check(op.name, data.draw(arrays(dtype, shape, op=op.name), label=f"{op.name}: x"))
+    ints, x.ndim and x.size ints, x.dtype the dtype, x.device present; on ranks 0 to 4; each
+    attribute a param of its own."""
+    dtype = data.draw(st.sampled_from([d for d in dtypes.available() if d != "bfloat16"]), label="dtype")
+    shape = data.draw(shapes(min_dims=0, max_dims=4, min_side=0, max_side=3), label="shape")
+    xp.check(op, data.draw(arrays(dtype, shape, op=op), label="x"))
 
 
 @FEWER
