@@ -34,7 +34,6 @@ from compat.core import dtypes, ops
 from compat.core.domain import in_domain
 from compat.core.strategies import (
     arrays,
-    input_classes,
     one_example_on_modes_and_devices,
     operation_classes,
     python_scalars,
@@ -285,11 +284,11 @@ def test_matmul_operator(xp, data):
 ITEM_UPDATES = ("__setitem_iadd__", "__setitem_isub__")
 
 
-@input_classes("indices", WRITE_BOUNDS)
+@operation_classes("indices", {bounds: list(ITEM_UPDATES) for bounds in WRITE_BOUNDS})
 @given(data=st.data())
-def test_item_in_place_add_and_subtract(xp, indices, data):
+def test_item_in_place_add_and_subtract(xp, indices, op, data):
     """x[i] += v and x[i] -= v are NumPy's buffered x[i] = x[i] + v: of duplicate indices each
-    counts once (the last write wins), an index beyond its axis raises IndexError."""
-    for op in ITEM_UPDATES:  # both forms in each example
-        x, index, values = data.draw(updates(WRITE_BOUNDS[indices], op), label=f"{op}: update")
-        xp.check(op, x, index, values)
+    counts once (the last write wins), an index beyond its axis raises IndexError; each form a
+    param of its own."""
+    x, index, values = data.draw(updates(WRITE_BOUNDS[indices], op), label="update")
+    xp.check(op, x, index, values)
