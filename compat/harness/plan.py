@@ -338,8 +338,8 @@ def sampled(items: list, compat) -> tuple[list, list]:
     """On a row that checks a share of the examples (a device, a mode, a config), the params of
     a spec that gives each operation of an input class its own (marked ``compat_sampled``) are
     sampled as a share row samples an exhaustive table: of each class's operations every k-th,
-    k = 1/share (one at the least), from an offset the seed, the row and the class pick; over the
-    seeds, each operation. Rows with a plug-in fault, and the full-size profiles, keep them all
+    k = 1/share (one at the least), from an offset the seed, the row and the class pick; k
+    consecutive seeds check each operation. Rows with a plug-in fault, and the full-size profiles, keep them all
     (a fault shows in some operations only). Returns (kept, dropped)."""
     if compat.plan.full_size:
         return items, []
@@ -363,7 +363,8 @@ def sampled(items: list, compat) -> tuple[list, list]:
     dropped = []
     for key, group in groups.items():
         k = step(len(group), shares[key], 1)
-        offset = zlib.crc32(f"{compat.seed}:{key}".encode()) % k
+        # k consecutive seeds meet every offset; rows and classes start at offsets of their own
+        offset = (compat.seed + zlib.crc32(repr(key).encode())) % k
         dropped += [item for i, item in enumerate(group) if i % k != offset]
     gone = {id(item) for item in dropped}
     return [item for item in items if id(item) not in gone], dropped
