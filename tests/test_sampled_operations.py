@@ -1,5 +1,5 @@
 """On a share row (a device, a mode, a config) a spec with a param per input class and operation
-(compat.core.strategies.operation_classes: the operator forms) checks the row's share of each
+(compat.core.params.operation_classes: the operator forms) checks the row's share of each
 class's operations, the seed's; over the seeds every operation. A backend's own row, a plug-in
 fault's row and the full-size profiles keep every param."""
 

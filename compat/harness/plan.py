@@ -13,9 +13,9 @@ and the xp fixture and the specs read it (``share``, ``outside``).
   execution mode ``--mode-examples``, else ``MODE_EXAMPLES`` (on a device, the smaller); the
   thorough profile checks every example everywhere.
 - Beside those, a spec that checks operations beside its own at full size gives each of them
-  ``BESIDE`` of its examples (``compat.core.strategies.operation_params``, the ``compat_beside``
+  ``BESIDE`` of its examples (``compat.core.params.operation_params``, the ``compat_beside``
   mark); on a share row such an operation runs in one of those specs (``beside_once``).
-- A spec with a param per input class and operation (``compat.core.strategies.operation_classes``,
+- A spec with a param per input class and operation (``compat.core.params.operation_classes``,
   the ``compat_sampled`` mark) checks on a share row the row's share of each class's operations
   (``sampled``), as a share row samples an exhaustive table (``step``).
 """

@@ -300,7 +300,7 @@ def pytest_configure(config):
     )
     config.addinivalue_line(
         "markers",
-        "compat_sampled: one operation of an input class (compat.core.strategies.operation_classes): on a "
+        "compat_sampled: one operation of an input class (compat.core.params.operation_classes): on a "
         "row that checks a share of the examples, the row's share of the class's operations run "
         "(compat.harness.plan.sampled; all of them on a row with a plug-in fault, and under thorough)",
     )

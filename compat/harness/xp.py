@@ -236,7 +236,7 @@ def pytest_runtest_makereport(item, call):
 
 
 def input_class(item) -> dict | None:
-    """The input class this param of a spec covers (compat.core.strategies.input_classes), or None."""
+    """The input class this param of a spec covers (compat.core.params.input_classes), or None."""
     declared = getattr(item.obj, "compat_input_classes", None)
     if declared is None:
         return None
@@ -298,7 +298,7 @@ def table_share_of(item) -> float:
 @contextlib.contextmanager
 def examples_of_param(item):
     """A param marked ``compat_beside`` (an operation a spec checks beside those it checks at
-    full size: compat.core.strategies.operation_params) runs the run plan's share of the spec's
+    full size: compat.core.params.operation_params) runs the run plan's share of the spec's
     examples (at least 1); under a full-size profile (thorough) all of them."""
     share = table_share_of(item)
     test = item.obj

@@ -287,7 +287,7 @@ class ClassCoverage:
 
 
 def input_classes(checks: Iterable[Checks]) -> list[ClassCoverage]:
-    """Per spec that declares input classes (compat.core.strategies.input_classes), which
+    """Per spec that declares input classes (compat.core.params.input_classes), which
     classes each backend and device covered: ran with at least one case checked."""
     found: dict[tuple[str, str], ClassCoverage] = {}
     for record in checks:
