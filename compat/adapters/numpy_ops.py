@@ -341,6 +341,25 @@ def lapack(function, *operands):
     return function
 
 
+def matrix_power(x, n):
+    """As NumPy's matrix_power for float16: each product rounded to bfloat16 (NumPy's binary
+    decomposition of n with matmul, which for bfloat16 returns float32: see rounded_once); a
+    negative n inverts, which LAPACK refuses for float16."""
+    if not is_bfloat16(x.dtype) or n == 0:
+        return np.linalg.matrix_power(x, n)
+    if n < 0:
+        lapack(None, x)  # raises
+    if n <= 3:
+        return x if n == 1 else matmul(matmul(x, x), x) if n == 3 else matmul(x, x)
+    power = result = None
+    while n > 0:
+        power = x if power is None else matmul(power, power)
+        n, bit = divmod(n, 2)
+        if bit:
+            result = power if result is None else matmul(result, power)
+    return result
+
+
 def cholesky(x, upper=False):
     return lapack(np.linalg.cholesky, x)(x, upper=upper)
 
