@@ -141,3 +141,43 @@ def test_ops_still_prints_the_table_of_operations(tmp_path, capsys, view):
     out = capsys.readouterr().out
     assert "result_type(*arrays_and_dtypes)" in out
     assert ("of 135 functions" in out) == (view == "all")
+
+
+def test_the_parameters_view_lists_every_function_of_the_standard_and_the_kinds_checked(tmp_path, capsys):
+    """Per function and parameter of the standard: the kinds its signature admits, and per row the
+    kinds a case gave it there (all, or those checked and -kind for each missed; unsupported: a
+    keyword the row's function does not take)."""
+    results = write_run(
+        tmp_path,
+        [
+            checks_record({"sum": 2})
+            | {
+                "forms": {
+                    "sum": {"x": {"array": 2}, "axis": {"absent": 1, "int": 1}, "keepdims": {"True": 1}}
+                }
+            },
+            checks_record({"sum": 1}, spec="compat/specs/statistics.py::test_x[tensorflow]")
+            | {"backend": {**BACKEND, "name": "tensorflow", "id": "tensorflow"}}
+            | {"forms": {"sum": {"x": {"array": 1}}}, "unsupported": {"sum(dtype=)": "no dtype="}},
+        ],
+    )
+    assert main(["ops", str(results), "--view", "parameters"]) == 0
+    out = capsys.readouterr().out
+    rows = {tuple(line.split()[:2]): line.split() for line in out.splitlines() if line.strip()}
+    functions = {name for name, _ in rows}
+    for name in [*standard.FUNCTIONS, *(f"{e}.{n}" for e, ns in standard.EXTENSIONS.items() for n in ns)]:
+        assert name in functions, name
+    assert rows[("sum", "x")][-2:] == ["all", "all"]
+    axis = next(line for line in out.splitlines() if line.split()[:2] == ["sum", "axis"])
+    assert "absent int -None -negative -tuple" in axis  # numpy's row: two kinds checked of five
+    dtype_line = next(line for line in out.splitlines() if line.split()[:2] == ["sum", "dtype"])
+    assert dtype_line.split()[-1] == "unsupported" and "absent None dtype" in dtype_line
+    assert rows[("add", "x1")][-2:] == ["-", "-"]  # add was not checked on either row
+
+
+def test_the_parameters_view_without_a_run_shows_what_compats_calls_give(tmp_path, capsys):
+    assert main(["ops", str(tmp_path / "none"), "--view", "parameters"]) == 0
+    out = capsys.readouterr().out
+    assert "no run read" in out
+    keepdims = next(line for line in out.splitlines() if line.split()[:2] == ["sum", "keepdims"])
+    assert keepdims.split()[-1] == "all"

@@ -50,7 +50,7 @@ def test_a_caught_fault_a_missed_one_and_a_clean_control(tmp_path):
             "--faults",
             "broken_int8_uint8,tests.broken_adapters:NotBroken",
             "-k",
-            "test_binary_operation_on_every_pair_of_dtypes and add",
+            "test_binary_operation_on_every_pair_of_dtypes and add and not logaddexp",
         ],
         tmp_path,
     )
@@ -117,4 +117,29 @@ def test_a_fault_built_on_a_namespace_is_caught_only_by_what_the_intact_namespac
             fault.name: benchmark.Seen({key: (key[0], key[3], 1) for key in shown}),
         }
         benchmark.judge(rows, "promotion", "numpy", [fault], seen)
+        assert rows[("promotion", fault.name)].caught == caught
+
+
+def test_the_controls_disagreement_with_its_own_other_call_is_not_noise_but_is_not_a_catch():
+    """NumPy's result_type against its own add (reference itself:add) is NumPy's behaviour: the
+    control row shows no noise for it, and a fault that shows only it is not caught by it; a
+    divergence against NumPy the control lacks is still the fault's, and a control divergence
+    against NumPy is still noise."""
+    fault = benchmark.fault_of("broken_int8_uint8")
+    own = ("test_result_type_is_the_dtype_of_the_backends_own_add", False, "result_type", "error", ())
+    noise = ("test_python_scalar_with_every_dtype", False, "add", "value", ())
+    planted = ("test_python_scalar_with_every_dtype", False, "add", "dtype", ())
+    for control, shown, divergences, caught in (
+        ({own}, {own}, 0, 0),
+        ({own}, {own, planted}, 0, 1),
+        ({own, noise}, {own}, 1, 0),
+    ):
+        rows = {("promotion", name): benchmark.Row(None, name, "promotion") for name in ("numpy", fault.name)}
+        keys = {key: (key[0], key[3], 1) for key in control}
+        seen = {
+            "numpy": benchmark.Seen(keys, own={own}),
+            fault.name: benchmark.Seen({key: (key[0], key[3], 1) for key in shown}, own={own}),
+        }
+        benchmark.judge(rows, "promotion", "numpy", [fault], seen)
+        assert rows[("promotion", "numpy")].divergences == divergences
         assert rows[("promotion", fault.name)].caught == caught

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from compat.core import ops
-from compat.core.strategies import dtype_pairs, in_category
+from compat.core.domain import in_domain
+from compat.core.strategies import dtype_pairs
 from compat.results import records
 from compat.specs.promotion import has_reference
 from tests.helpers import Jobs, json_of, output, run_pytest
@@ -63,8 +63,9 @@ def jobs(tmp_path_factory):
 
 
 def matmul_pairs():
-    """matmul's dtype table: every pair of the standard's category for it (numeric: no bool)."""
-    return dtype_pairs(in_category(ops.get("matmul").takes))
+    """matmul's dtype table, as the spec walks it: every pair of NumPy's domain for it (the
+    standard's numeric category, and bool, whose product NumPy computes)."""
+    return dtype_pairs(in_domain("matmul"))
 
 
 def test_device_row_checks_a_fifth_by_default(jobs):

@@ -146,7 +146,8 @@ def test_every_fault_declares_where_it_is_caught():
     for fault in FAULTS:
         catch = fault.catch
         source = (REPO / "compat" / "specs" / f"{fault.family}.py").read_text()
-        assert f"def {catch.spec}(" in source, (fault.__name__, catch)
+        # a spec of its own, or one a family's module makes (every_form's)
+        assert f"def {catch.spec}(" in source or f"\n{catch.spec} = " in source, (fault.__name__, catch)
         assert catch.op in ops.OPS and catch.kind in registry.KINDS, (fault.__name__, catch)
 
 
@@ -159,6 +160,8 @@ def test_fault_is_caught_by_its_declared_spec_op_and_kind(runs, fault):
     mine = [r for r in found if r["backend"]["name"] == fault.name]
     assert caught(found, fault), f"{fault.catch} not among {[(r['spec'], r['op'], r['kind']) for r in mine]}"
     for record in mine:  # the shipped registry hides none of them
+        if record["status"] in ("standard", "departs"):
+            continue  # judged by the standard where NumPy departs from it: reported, never failed
         assert record["family"] == fault.family and record["status"] == "new" and record["known"] is None
         assert record["backend"]["adapter"] == f"{fault.__module__}:{fault.__qualname__}"
     # strict mode: the run fails, naming it

@@ -218,6 +218,19 @@ def test_correctly_rounded_in_two_dtypes_allows_half_an_ulp_of_each():
     assert compare_values(expected, np.nextafter(nearest, np.float32(1)), allowed) is not None
 
 
+@pytest.mark.parametrize("op", ["abs", "__abs__"])
+def test_abs_is_exact_for_real_numbers_and_within_an_ulp_for_a_complex_modulus(op):
+    """|x| of a real is exact; the modulus of a complex (hypot) is not correctly rounded by
+    NumPy's own loop (|1.5+1j| = 1.8027756377319948, where libm's hypot and torch give the
+    correctly rounded 1.8027756377319946): one ULP either way passes, two do not."""
+    numpy_value, rounded = np.array(1.8027756377319948), np.array(1.8027756377319946)
+    modulus = bound(op, (np.array(1.5 + 1j),))
+    assert compare_values(numpy_value, rounded, modulus) is None
+    assert compare_values(numpy_value, np.array(ulps_away(numpy_value, np.float64, 2)), modulus) is not None
+    real = bound(op, (np.array(-1.5),))
+    assert compare_values(np.array(1.5), np.array(ulps_away(np.array(1.5), np.float64, 1)), real) is not None
+
+
 # published accuracy, from the sources compat.core.ops cites (NumPy's umath validation
 # tolerances, glibc's libm-test-ulps, CUDA's tables), restated here
 PUBLISHED = {

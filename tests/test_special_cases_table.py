@@ -146,3 +146,17 @@ def test_the_dashboard_page_shows_the_cells(tmp_path):
     page = (tmp_path / "site" / "special-cases.html").read_text()
     row = page[page.index("<code>floor_divide (") :].split("</tr>")[0]
     assert f">dep:{len(DEPARTING)}<" in row and f">std:{len(DEPARTING)}<" in row, row
+
+
+def test_a_row_that_departs_as_numpy_does_shows_it_in_its_own_cell():
+    """A row whose result is NumPy's where NumPy departs from the standard: its records against the
+    standard (status departs) count as dep on its row, and the report says it departs as NumPy does."""
+    record = numpys_departures()
+    record.update(backend=backend("torch"), spec=SPEC.format("torch"), status="departs")
+    run = run_of(checks("numpy"), numpys_departures(), checks("torch"), record)
+    cells = special_cases_table.cells(run)
+    assert cells["torch"]["floor_divide"].departs == DEPARTING == cells["numpy"]["floor_divide"].departs
+    assert cells["torch"]["floor_divide"].text() == f"dep:{len(DEPARTING)}"
+    text = "\n".join(special_case_lines(run))
+    assert "torch floor_divide: departs from the standard as NumPy does" in text
+    assert "numpy floor_divide: NumPy departs from the standard" in text

@@ -17,7 +17,7 @@ def test_a_survey_that_finds_a_new_divergence_fails_and_says_how_to_see_it_again
             "--results",
             str(tmp_path / "results"),
             "-k",
-            "binary_operation_on_every_pair and add",
+            "binary_operation_on_every_pair and add and not logaddexp",  # add, not logaddexp (int8 too since issue 51)
             "--adapter",
             "compat.adapters.broken:Int8Uint8PromotesToInt8",
         ],

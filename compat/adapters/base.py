@@ -155,6 +155,13 @@ class Adapter:
             return NOTHING_TO_COMPILE
         return self.MODE_LIMITS.get(mode, {}).get(op)
 
+    # the standard's keywords its functions do not take ("keyword", or "operation.keyword") -> why: a case
+    # passing one is counted as "<operation>(<keyword>=)", not checked, as an unsupported operation is
+    LACKS: ClassVar[dict[str, str]] = {}
+
+    def unsupported_parameter(self, op: str, name: str) -> str | None:
+        return self.LACKS.get(f"{op}.{name}") or self.LACKS.get(name)
+
     def unsupported_dtype(self, name: str) -> str | None:
         """The reason the backend has no dtype ``name`` (CuPy's bfloat16), or None if it has it: a
         case that holds or asks for one is counted, not checked, as an unsupported operation is."""
@@ -217,7 +224,7 @@ class Adapter:
                 if prepare is not None:
                     backend_args = prepare(*backend_args)
                 backend_kwargs = {
-                    k: values.dtype(v) if k == "dtype" else values.convert(v, device)
+                    k: values.dtype(v) if k == "dtype" and v is not None else values.convert(v, device)
                     for k, v in (kwargs or {}).items()
                 }  # arrays among them (searchsorted's sorter, diff's prepend) as backend arrays
                 if mode == "eager":

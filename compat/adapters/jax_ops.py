@@ -8,8 +8,8 @@ import numpy as np
 from compat.adapters import inspection
 
 
-def astype(x, dtype):  # jnp.astype takes dtype positionally only
-    return jnp.astype(x, dtype)
+def astype(x, dtype, copy=True, device=None):  # jnp.astype takes dtype positionally only
+    return jnp.astype(x, dtype, copy=copy, device=device)
 
 
 def set_at(x, index, values):

@@ -96,7 +96,7 @@ class NumpyAdapter(Adapter):
         **{
             op: f"ops.{op}"
             for op in ops.extension("linalg")
-            if op not in ("cross", "diagonal", "matrix_power", "outer", "trace")
+            if op not in ("cross", "diagonal", "outer", "trace")
         },
     }
 

@@ -56,8 +56,10 @@ def copy_to(x, device):  # NumPy has one device: a copy is a copy
     return x.copy()
 
 
-def astype(x, dtype):  # C casts (np.astype is NumPy 2.1's)
-    return x.astype(dtype)
+def astype(x, dtype, copy=True, device=None):  # C casts (np.astype is NumPy 2.1's)
+    if device not in (None, "cpu"):
+        raise ValueError(f"NumPy has one device, 'cpu', not {device!r}")
+    return x.astype(dtype, copy=copy)
 
 
 def relu(x):
@@ -141,8 +143,9 @@ def vecdot(x1, x2, axis=-1):
     return rounded_once(np.vecdot(x1, x2, axis=axis), x1, x2)
 
 
-def clip(x, lo, hi):
-    return rounded_once(np.clip(x, lo, hi), x, lo, hi)
+def clip(x, min=None, max=None):  # the standard's names
+    bounds = [b for b in (min, max) if b is not None]
+    return rounded_once(np.clip(x, min, max), x, *bounds)
 
 
 def in_float32(reduction, x, dtype, **kwargs):
@@ -336,6 +339,25 @@ def lapack(function, *operands):
     if any(isinstance(a, np.ndarray) and is_bfloat16(a.dtype) for a in operands):
         raise TypeError("array type bfloat16 is unsupported in linalg")
     return function
+
+
+def matrix_power(x, n):
+    """As NumPy's matrix_power for float16: each product rounded to bfloat16 (NumPy's binary
+    decomposition of n with matmul, which for bfloat16 returns float32: see rounded_once); a
+    negative n inverts, which LAPACK refuses for float16."""
+    if not is_bfloat16(x.dtype) or n == 0:
+        return np.linalg.matrix_power(x, n)
+    if n < 0:
+        lapack(None, x)  # raises
+    if n <= 3:
+        return x if n == 1 else matmul(matmul(x, x), x) if n == 3 else matmul(x, x)
+    power = result = None
+    while n > 0:
+        power = x if power is None else matmul(power, power)
+        n, bit = divmod(n, 2)
+        if bit:
+            result = power if result is None else matmul(result, power)
+    return result
 
 
 def cholesky(x, upper=False):

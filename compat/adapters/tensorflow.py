@@ -219,6 +219,11 @@ class TensorflowAdapter(Adapter):
         "vector_norm": unsupported("tf.norm takes no ord 0, negative or -inf; tnp has no linalg.vector_norm"),
         "matrix_power": unsupported("neither tf.experimental.numpy nor tf.linalg has a matrix power"),
     }
+    LACKS = {  # the standard's keywords tnp's functions do not take
+        "device": "tf.experimental.numpy's functions take no device= (TensorFlow places a result by the "
+        "tf.device scope it is made in)",
+        "astype.copy": "tf.cast has no copy= (tnp has astype only as an ndarray method)",
+    }
     CONFIGS = {
         "": LEGACY,
         "prefer_float32": {**LEGACY, "prefer_float32": True},

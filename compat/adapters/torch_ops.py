@@ -5,11 +5,11 @@ import numpy as np
 import torch
 
 
-def prod(x, axis=None, keepdims=False):
+def prod(x, axis=None, keepdims=False, dtype=None):
     # torch.prod reduces one dim or all of them; all of them cannot keep dims
     if axis is not None:
-        return torch.prod(x, dim=axis, keepdim=keepdims)
-    return torch.prod(x).reshape((1,) * x.ndim if keepdims else ())
+        return torch.prod(x, dim=axis, keepdim=keepdims, dtype=dtype)
+    return torch.prod(x, dtype=dtype).reshape((1,) * x.ndim if keepdims else ())
 
 
 def amax(x, axis=None, keepdims=False):
@@ -25,11 +25,12 @@ def cumsum(x, axis=None, dtype=None, include_initial=False):
     return with_initial(torch.cumsum(flat, dim=dim, dtype=dtype), dim, 0, include_initial)
 
 
-def take(x, indices, axis):
-    return torch.index_select(x, axis, indices)
+def take(x, indices, axis=None):
+    # axis None: the flattened x, torch.take's
+    return torch.take(x, indices) if axis is None else torch.index_select(x, axis, indices)
 
 
-def take_along_axis(x, indices, axis):
+def take_along_axis(x, indices, axis=-1):
     return torch.take_along_dim(x, indices, dim=axis)
 
 
@@ -41,8 +42,8 @@ def transpose(x, axes=None):
     return torch.permute(x, tuple(reversed(range(x.ndim))) if axes is None else axes)
 
 
-def astype(x, dtype):
-    return x.to(dtype)
+def astype(x, dtype, copy=True, device=None):
+    return x.to(dtype, copy=copy) if device is None else x.to(device, dtype, copy=copy)
 
 
 def set_at(x, index, values):
@@ -82,10 +83,17 @@ def hvp(f, x, v):
 # the data type functions (issue 31)
 
 
-def result_type(*dtypes):
-    result = dtypes[0]
-    for dtype in dtypes[1:]:  # torch.promote_types takes two dtypes
-        result = torch.promote_types(result, dtype)
+def result_type(*arrays_and_dtypes):
+    # dtypes through torch.promote_types (two at a time); tensors and Python numbers through
+    # torch.result_type (two at a time), the dtype so far as a 1-d tensor (a 0-d one promotes weakly)
+    result = None
+    for item in arrays_and_dtypes:
+        if result is None:
+            result = item if isinstance(item, torch.dtype) else torch.result_type(item, item)
+        elif isinstance(item, torch.dtype):
+            result = torch.promote_types(result, item)
+        else:
+            result = torch.result_type(torch.empty(1, dtype=result), item)
     return result
 
 
@@ -224,18 +232,18 @@ def unstack(x, axis=0):
     return torch.unbind(x, dim=axis)
 
 
-def arange(start, stop=None, step=1, dtype=None):
-    if stop is None:
-        return torch.arange(start, dtype=dtype)
-    return torch.arange(start, stop, step, dtype=dtype)
+def arange(start, stop=None, step=1, dtype=None, device=None):
+    if stop is None:  # start is the end, 0 the start
+        start, stop = 0, start
+    return torch.arange(start, stop, step, dtype=dtype, device=device)
 
 
-def eye(n_rows, n_cols=None, k=0, dtype=None):
+def eye(n_rows, n_cols=None, k=0, dtype=None, device=None):
     # torch.eye has no diagonal offset: diagonal k of n x m is the main diagonal of a larger one, cut
     n_cols = n_rows if n_cols is None else n_cols
     if k >= 0:
-        return torch.eye(n_rows + k, n_cols, dtype=dtype)[k:]
-    return torch.eye(n_rows, n_cols - k, dtype=dtype)[:, -k:]
+        return torch.eye(n_rows + k, n_cols, dtype=dtype, device=device)[k:]
+    return torch.eye(n_rows, n_cols - k, dtype=dtype, device=device)[:, -k:]
 
 
 def from_dlpack(x):
@@ -244,11 +252,11 @@ def from_dlpack(x):
     return torch.from_dlpack(np.from_dlpack(x).copy())
 
 
-def linspace(start, stop, num, endpoint=True, dtype=None):
+def linspace(start, stop, num, endpoint=True, dtype=None, device=None):
     # torch.linspace always ends at stop: without it, num + 1 values, the last left out
     if endpoint:
-        return torch.linspace(start, stop, num, dtype=dtype)
-    return torch.linspace(start, stop, num + 1, dtype=dtype)[:-1]
+        return torch.linspace(start, stop, num, dtype=dtype, device=device)
+    return torch.linspace(start, stop, num + 1, dtype=dtype, device=device)[:-1]
 
 
 def tril(x, k=0):
@@ -325,12 +333,12 @@ def irfftn(x, s=None, axes=None, norm="backward"):
     return torch.fft.irfftn(x, s=s, dim=axes, norm=norm)
 
 
-def fftfreq(n, d=1.0):
-    return torch.fft.fftfreq(n, d)
+def fftfreq(n, d=1.0, dtype=None, device=None):
+    return torch.fft.fftfreq(n, d, dtype=dtype, device=device)
 
 
-def rfftfreq(n, d=1.0):
-    return torch.fft.rfftfreq(n, d)
+def rfftfreq(n, d=1.0, dtype=None, device=None):
+    return torch.fft.rfftfreq(n, d, dtype=dtype, device=device)
 
 
 def fftshift(x, axes=None):

@@ -62,13 +62,10 @@ class Values:
             return producer(self.adapter, value.producer).interchange.exported(value)
         if isinstance(value, np.ndarray):
             return self.from_numpy(np.asarray(value), device)
-        if isinstance(value, tuple):
-            return tuple(
-                v
-                if isinstance(v, np.ndarray) and not isinstance(v, BackendArray)
-                else self.convert(v, device)
-                for v in value
-            )
+        listed = isinstance(value, list) and any(isinstance(v, BackendArray) for v in value)
+        if isinstance(value, tuple) or listed:  # concat's arrays (another list stays the caller's)
+            keep = lambda v: isinstance(v, np.ndarray) and not isinstance(v, BackendArray)  # noqa: E731
+            return type(value)(v if keep(v) else self.convert(v, device) for v in value)
         return value
 
     # -- out -------------------------------------------------------------------------

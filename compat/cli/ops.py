@@ -16,10 +16,15 @@ DESCRIPTION = (
     "operator forms, per backend row of the latest run in DIR (or --run): checked (the run judged a case "
     "of it there), unsupported (declared by the adapter, reasons below), mapped (mapped, but no case was "
     "judged there: no spec checks it, or the run left it out), or - (not in compat's table). Without a "
-    "run, each installed backend's eager row and its default modes, mapped or unsupported."
+    "run, each installed backend's eager row and its default modes, mapped or unsupported. With --view "
+    "parameters: each function of the standard (main namespace, linalg, fft, the array's methods) and each of "
+    "its parameters, the kinds of value its signature admits (absent, None, a Python scalar of each kind, "
+    "array, tuple, negative, each literal) and, per row of the run, the kinds some case checked there "
+    "(all: every one it admits; -kind: one not checked; unsupported: the row's function does not take it); "
+    "without a run, the kinds compat's calls of each function give it."
 )
 FACTS = ("elementwise", "accumulates", "correctly_rounded", "ulps", "index_arg", "moves_to", "transform")
-VIEWS = ("all", "table", "coverage")
+VIEWS = ("all", "table", "coverage", "parameters")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -31,13 +36,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--view",
         choices=VIEWS,
         default="all",
-        help="the table of operations, the standard's coverage per row, or both (default)",
+        help="the table of operations, the standard's coverage per row, or both (default); parameters: "
+        "the kinds of value each parameter of each function of the standard was checked with, per row",
     )
 
 
 def run(args) -> int:
     from compat.harness.plan import select
 
+    if args.view == "parameters":  # from the records and the signatures: no backend is loaded
+        print_parameters(args)
+        return 0
     plan = select(args.backends, [])
     chosen, missing = plan.adapters, plan.missing
     if args.view in ("all", "table"):
@@ -150,3 +159,66 @@ def status(name: str, implemented: list[str], row, adapter) -> tuple[str, str | 
         first = implemented[0]
         return "unsupported", f"{Row.parse(row.row).backend_id} has no {first}: {why[first]}"
     return "mapped", None
+
+
+def print_parameters(args) -> None:
+    """Per function of the standard and parameter: the kinds its signature admits, and per row of the
+    latest run the kinds checked there (without a run: the kinds compat's calls of it give it)."""
+    from compat.core import calls, signatures
+    from compat.results import coverage, records
+    from compat.results.report import table
+
+    try:
+        loaded = records.load(args.results, run=args.run or "latest", validate=False)
+        run = loaded.runs.get(args.run) if args.run else loaded.latest()
+    except records.ResultsError as error:
+        if args.run:
+            raise
+        print(f"compat ops: no run read ({error})", file=sys.stderr)
+        run = None
+    found = coverage.parameters(run.checks) if run is not None else {}
+    rows = sorted(found, key=lambda row: (not row.startswith("numpy"), row))
+    made: dict[str, dict[str, set[str]]] = {}
+    if not rows:  # what compat's calls give each parameter (compat.core.calls.forms)
+        for name in calls.functions():
+            for form in calls.forms(name):
+                for parameter, kind in calls.kinds_of(form.op, form.args, form.kwargs):
+                    made.setdefault(coverage.standard_name(name) or name, {}).setdefault(
+                        parameter, set()
+                    ).add(kind)
+    body = []
+    for name, signature in signatures.load().items():
+        for parameter in signature.parameters:
+            admits = parameter.kinds
+            cells = [cell(admits, found[row].get(name), parameter.name) for row in rows] or [
+                cell(admits, made.get(name), parameter.name)
+            ]
+            body.append([name, parameter.name, " ".join(admits), *cells])
+    source = f"run {run.run_id}" if rows and run is not None else "no run read: the kinds compat's calls give"
+    print(
+        f"the parameters of the Array API standard {signatures_version()}, kinds checked per row ({source}):"
+    )
+    print(table(["function", "parameter", "admits", *(rows or ["compat's calls"])], body))
+
+
+def signatures_version() -> str:
+    from compat.core import standard
+
+    return standard.VERSION
+
+
+def cell(admits: tuple[str, ...], checked: dict[str, set[str]] | None, parameter: str) -> str:
+    """A row's cell: all (every kind the parameter admits was checked), the kinds checked with -kind for
+    each not checked, unsupported (the row's function takes no such keyword), or - (the function was
+    not checked there)."""
+    if checked is None:
+        return "-"
+    lacks = checked.get("(unsupported)", set())
+    if (parameter in lacks or "*" in lacks) and not checked.get(parameter):
+        return "unsupported"
+    seen = checked.get(parameter, set())
+    missing = [k for k in admits if k not in seen]
+    if not missing:
+        return "all"
+    shown = [k for k in admits if k in seen] + [f"-{k}" for k in missing]
+    return " ".join(shown)

@@ -59,6 +59,21 @@ def conforms(error: BaseException, wanted: type[BaseException] | tuple[type[Base
     return cls is not None and issubclass(cls, wanted)
 
 
+def same_class(expected: BaseException, actual: BaseException) -> bool:
+    """Whether ``actual`` is of the class of ``expected`` (NumPy's), of a subclass, or of a builtin
+    class NumPy's derives from (a ValueError where NumPy raises its AxisError or LinAlgError, a
+    TypeError where it raises UFuncTypeError): the same error, whatever each message says."""
+    want, got = error_class(expected), error_class(actual)
+    if want is None or got is None:
+        return False
+    if issubclass(got, want):
+        return True
+    builtin = [
+        c for c in want.__mro__ if c.__module__ == "builtins" and c not in (Exception, BaseException, object)
+    ]
+    return any(got is c for c in builtin)
+
+
 def error_name(error: BaseException) -> str:
     """The class's name as a signature shows it: a builtin's bare name ("RuntimeError"), a
     framework's own class by its package and name ("tensorflow.InvalidArgumentError")."""

@@ -90,6 +90,9 @@ class Op:
     example: tuple = ()  # arguments to show and test it with (a transform's function is the test's)
     example_kwargs: tuple = ()  # (name, value) pairs
     standard: str = ""  # the 2025.12 standard's name where NumPy's differs ("pow" for power)
+    # the standard's function whose parameters its calls take, where it is not its own: from_dlpack for
+    # compat's imports of another backend's array onto a device or with copy= (compat.core.binding)
+    signature: str = ""
     takes: str = (
         "any"  # the dtype category of its array arguments, in the standard's words (dtypes.CATEGORIES)
     )
@@ -119,6 +122,12 @@ class Op:
     # (maximum, minimum, max, min, clip, compat's relu), says "the result is 0" (sign), or keeps
     # either zero as the distinct value (unique_*)
     zero_sign_free: bool = False
+    # values that show what the operation does (compat.core.facts): "distinct" (it moves or selects
+    # elements: pairwise-distinct ones show where each went), "ties" (it promises an order among equal
+    # elements), "imaginary" (it conjugates or takes a part: nonzero imaginary parts), "negative" (it
+    # rounds a quotient or a value: negative operands); every spec that draws operands for the
+    # operation draws them so (compat.core.strategies.arrays(..., op=))
+    values: tuple[str, ...] = ()
 
     @property
     def accumulates(self) -> bool:

@@ -218,10 +218,22 @@ def operands(op: str, dtype: str) -> tuple[tuple[np.ndarray, ...], list[Case]]:
     return args + bounds, per_element
 
 
-def clauses_met(op: str, args: tuple[np.ndarray, ...]) -> list[Case | None]:
+def elementwise(args: tuple) -> tuple[np.ndarray, ...]:
+    """The operands as arrays, element ``i`` of each for element ``i`` of the call: a Python scalar
+    (the standard lets one stand for an array) as an array of the arrays' shape and dtype."""
+    arrays = [a for a in args if isinstance(a, np.ndarray)]
+    if not arrays:
+        return tuple(np.asarray(a) for a in args)
+    shape, dtype = arrays[0].shape, arrays[0].dtype
+    return tuple(a if isinstance(a, np.ndarray) else np.full(shape, a, dtype=dtype) for a in args)
+
+
+def clauses_met(op: str, args: tuple) -> list[Case | None]:
     """The clause each element of ``args`` (operands as ``operands`` builds them, or a subset of
-    them: a record's minimal example) was built to meet, found by its bits: the first in the
-    standard's order; None for an element no clause's operands hold."""
+    them: a record's minimal example; a Python scalar standing for one of them) was built to meet,
+    found by its bits: the first in the standard's order; None for an element no clause's operands
+    hold."""
+    args = elementwise(args)
     if not args or not isinstance(args[0], np.ndarray) or args[0].ndim != 1:
         return []
     full, per_element = operands(op, args[0].dtype.name)

@@ -16,7 +16,14 @@ import numpy as np
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from compat.core import dtypes, ops
+from compat.core import dtypes, facts, ops
+from compat.core.params import (  # noqa: F401  (the specs' params, imported from here too)
+    examples,
+    input_classes,
+    one_example_on_modes_and_devices,
+    operation_classes,
+    operation_params,
+)
 
 SMALL = 8  # moderate values lie in [-SMALL, SMALL]
 
@@ -43,8 +50,15 @@ def moderate_elements(name: str) -> st.SearchStrategy:
     )
 
 
-def arrays(name: str, shape, elements: st.SearchStrategy | None = None) -> st.SearchStrategy[np.ndarray]:
-    """NumPy arrays of a canonical dtype (bfloat16 included) and a shape (or shape strategy)."""
+def arrays(
+    name: str, shape, elements: st.SearchStrategy | None = None, op: str | None = None
+) -> st.SearchStrategy[np.ndarray]:
+    """NumPy arrays of a canonical dtype (bfloat16 included) and a shape (or shape strategy); for the
+    operation ``op``, arrays that show what it does (its value facts, ``Op.values``:
+    compat.core.facts), in every example the dtype and shape allow."""
+    shown = ops.get(op).values if op is not None else ()
+    if shown:
+        return facts.showing(name, shape, elements, shown, moderate_elements(name), SMALL)
     elements = elements if elements is not None else moderate_elements(name)
     if name == "bfloat16":
         return hnp.arrays(np.float32, shape, elements=elements).map(
@@ -91,73 +105,11 @@ def python_scalars(kind: type, array_dtype: str) -> st.SearchStrategy:
     return st.builds(complex, part, part)
 
 
-# -- input classes covered on purpose ------------------------------------------
-#
-# A rule distinguishes classes of input (which operand has the lower rank, where
-# advanced indices stand, ...). Drawn at random, a class that is 1 draw in 5 is
-# missed by some runs of 40 examples; a fault that shows only there is found by
-# luck. ``input_classes`` makes the class a parameter of the spec instead: one run
-# per class, each with an equal share of the profile's examples, drawn inside it.
-
-
-def input_classes(name: str, classes, share: float = 1.0):
-    """Decorator of a Hypothesis spec: run it once per input class (a pytest parameter
-    ``name`` whose ids are the classes), each run with 1/len(classes) of ``share`` of the
-    profile's max_examples (at least 3: a share row's least), so that every run covers every
-    class for about the examples one run of the spec took before. The spec draws its input inside the class.
-    ``share`` below 1: for a spec whose every example meets what it checks, or whose calls
-    are costly to compile (the thorough profile's examples still grow it)."""
-    import pytest
-    from hypothesis import settings
-
-    classes = list(classes)
-    share = max(3, round(settings().max_examples * share) // len(classes))
-
-    def decorate(test):
-        test = pytest.mark.parametrize(name, classes)(settings(max_examples=share)(test))
-        test.compat_input_classes = (name, classes)  # for the checks records: which class each param covered
-        return test
-
-    return decorate
-
-
-# A spec parametrized by every operation with a fact grows with the table. It keeps its cost
-# with ``operation_params``: the operations it checked before (one of each kind of rule, and
-# those the detection benchmark's broken adapters break) at full size, every other one with a
-# share of the examples (the param's compat_beside mark; compat.harness.plan.BESIDE); the thorough
-# profile runs every operation at full size.
-
-
-def one_example_on_modes_and_devices():
-    """The mark of a family whose every call in a mode compiles anew, or crosses to a device: on
-    those rows one example per param suffices (compat_least_examples(1)); the eager rows check the
-    rule in full, these what compiling or the device changes."""
-    import pytest
-
-    return pytest.mark.compat_least_examples(1)
-
-
-def operation_params(names, full) -> list:
-    """pytest params of the operations ``names``: those in ``full`` plain, the others marked as
-    checked beside them (``compat_beside``: the run plan gives those a share of the examples)."""
-    import pytest
-
-    return [op if op in full else pytest.param(op, marks=pytest.mark.compat_beside) for op in names]
-
-
 def in_category(takes: str, names=None) -> list[str]:
     """The dtypes (of ``names``, default all NumPy holds here) in the standard's category ``takes``."""
     return [
         n for n in (names or dtypes.available()) if n in dtypes.CATEGORIES[takes] and n in dtypes.available()
     ]
-
-
-def examples(share: float):
-    """Settings for a spec that needs ``share`` of the profile's max_examples (at least 5): one
-    whose rule has few cases, each call of which is costly to compile."""
-    from hypothesis import settings
-
-    return settings(max_examples=max(5, round(settings().max_examples * share)))
 
 
 RANK_RELATIONS = {

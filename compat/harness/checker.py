@@ -14,11 +14,12 @@ import pytest
 
 from compat import adapters
 from compat.adapters import Adapter
-from compat.core import contracts, ops, programs, special_cases
+from compat.core import contracts, dtypes, ops, programs, special_cases
 from compat.core.case import Case
 from compat.core.outcome import Outcome
 from compat.core.programs import Program
 from compat.core.source import Exported
+from compat.harness import plan
 from compat.harness.casualties import Casualty
 from compat.harness.inflight import Note
 from compat.harness.isolation import Isolation
@@ -31,6 +32,7 @@ from compat.harness.references import (
     OnDevice,
     OwnAnswer,
     Promised,
+    SignatureAdmits,
     Standard,
 )
 from compat.harness.runner import Runner, timed
@@ -90,49 +92,81 @@ def promised_answer(checker: Checker, fact: str, promised: np.ndarray, op: str, 
     return actual
 
 
-def stated_answer(checker: Checker, op: str, *args: np.ndarray, clauses: list) -> None:
+def stated_answer(checker: Checker, op: str, *args, clauses: list) -> None:
     """``xp.check_standard``: ``op(*args)``, element ``i`` of the operands meeting the standard's
-    special-case clause ``clauses[i]`` (compat.core.special_cases). Against NumPy as ``check``;
-    where the result differs from NumPy's, the differing elements are checked again, one call per
-    kind of difference (``alike``), so that a record's signature holds for each of its elements.
-    Those that hold the result the standard states where NumPy's does not are marked so: the
-    record differs from NumPy and follows the standard (status ``standard``). NumPy's own row is
-    judged against the standard instead (reference ``standard``): its departures, grouped alike."""
+    special-case clause ``clauses[i]`` (compat.core.special_cases; an operand may be a Python scalar,
+    the same for every element). Against NumPy as ``check``; where the result differs from NumPy's,
+    the differing elements are checked again, one call per kind of difference (``alike``), so that a
+    record's signature holds for each of its elements. Those that hold the result the standard states
+    where NumPy's does not are marked so: the record differs from NumPy and follows the standard
+    (status ``standard``). NumPy's own row is judged against the standard instead (reference
+    ``standard``): its departures, grouped alike. Every other row is judged against the standard too
+    where it gives NumPy's result and NumPy departs: it departs as NumPy does (status ``departs``:
+    reported per row, never failed)."""
     case, ledger, runner = Case(op, args), checker.ledger, checker.runner
     if ledger.declared_unsupported(op, case) is not None:
         return
     actual = runner.call(checker.backend, case, checker.device, checker.mode)
     values = None if actual.raised else actual.values
+    # every operand as an array, element i of each meeting clause i (a Python scalar stands for all)
+    elements = special_cases.elementwise(args)
 
     def part(where: np.ndarray) -> Case:
-        return Case(op, tuple(a[where] for a in args))
+        return Case(op, tuple(a[where] if isinstance(a, np.ndarray) else a for a in args))
+
+    def against_standard(want: np.ndarray, got: np.ndarray, where: np.ndarray, departs: bool) -> None:
+        for group, _ in alike(want, got, where):
+            again = runner.call(checker.backend, part(group), checker.device, checker.mode)
+            standard = Standard([clauses[i] for i in group])
+            ledger.enter(judge(standard, part(group), again, ledger.note_once), departs=departs)
 
     if checker.backend.name == checker.session.reference.name:
         ledger.count_example()
         ledger.cases[op] += 1
+        ledger.saw(case)
         if values is not None:
-            want, held = special_cases.stated(clauses, args, values)
-            for where, _ in alike(want, values, ~held):
-                got = runner.call(checker.backend, part(where), checker.device, checker.mode)
-                standard = Standard([clauses[i] for i in where])
-                ledger.enter(judge(standard, part(where), got, ledger.note_once))
+            want, held = special_cases.stated(clauses, elements, values)
+            against_standard(want, values, ~held, departs=False)
         return
     expected = checker.numpy.outcome(case)
     differs = None
     if values is not None and expected.values is not None and values.shape == expected.values.shape:
         differs = oracle.differing(expected.values, values, oracle.bound(op, args))
+    if differs is not None and values is not None and expected.values is not None:
+        # where the row gives NumPy's result and NumPy departs from the standard: departs as NumPy does
+        want, numpy_held = special_cases.stated(clauses, elements, expected.values)
+        as_numpy = ~differs & ~numpy_held
+        if as_numpy.any():
+            against_standard(want, values, as_numpy, departs=True)
     if differs is None or not differs.any():
         checker._judged(case, actual=actual)
         return
     # the standard explains a difference only where NumPy departs from what it states (not where
     # both hold a stated sign with different values)
-    held = special_cases.stated(clauses, args, values)[1]
-    held &= ~special_cases.stated(clauses, args, expected.values)[1]
+    held = special_cases.stated(clauses, elements, values)[1]
+    held &= ~special_cases.stated(clauses, elements, expected.values)[1]
     if not differs.all():  # the elements that agree with NumPy, together
         checker._judged(part(np.flatnonzero(~differs)))
     for where, follows in alike(expected.values, values, differs, held):
         said = dict.fromkeys(clauses[i].clause.replace("``", "") for i in where)
         checker._judged(part(where), follows="; ".join(said) if follows else None)
+
+
+def outside_the_standard(backend: Adapter, case: Case) -> str:
+    """Whether a namespace row (``array-api:<module>``) refused a case outside the standard's domain:
+    an operand of a dtype the standard's category for the operation leaves out (``mask + 1`` of a
+    bool mask, ``maximum`` of bools). NumPy computes those, and the specs check them against NumPy
+    on every row (compat.core.domain.in_domain); a namespace need only support the standard's
+    categories, so its refusal is counted (under '<operation> of <dtype>', which this returns; '' for
+    any other case), not judged. A result it gives there is judged against NumPy's as any other."""
+    from compat.adapters.namespace import NamespaceAdapter
+
+    if not isinstance(backend, NamespaceAdapter):
+        return ""
+    declared = ops.OPS.get(case.op)
+    category = dtypes.CATEGORIES.get(declared.takes if declared is not None else "any", dtypes.ALL)
+    outside = sorted(name for name in case.dtype_names() if name not in category)
+    return f"{case.op} of {', '.join(outside)}" if outside else ""
 
 
 def alike(
@@ -147,6 +181,36 @@ def alike(
             i
         )
     return [(np.array(where), key[2]) for key, where in groups.items()]
+
+
+def signature_answer(checker: Checker, op: str, *args, **kwargs) -> Outcome:
+    """``xp.check_signature``: a call whose every argument is of a kind the standard's signature
+    admits (compat.core.calls), against NumPy as ``check``. Where NumPy raises, the standard is the
+    reference, for a result is due: NumPy's own row records its departure (reference ``standard``),
+    a row that answers follows the standard (its divergence from NumPy has status ``standard``), a
+    row that raises as NumPy does departs as NumPy does (status ``departs``: reported, never failed)."""
+    case, ledger = Case(op, args, kwargs), checker.ledger
+    if ledger.declared_unsupported(op, case) is not None:
+        return ledger.declared_unsupported(op, case)  # type: ignore[return-value]
+    expected = checker.numpy.outcome(case)
+    if not expected.raised or expected.error_category in ("crash", "timeout"):
+        return checker._judged(case)
+    admitted = SignatureAdmits(case)
+    if checker.backend.name == checker.session.reference.name:
+        ledger.count_example()
+        ledger.cases[op] += 1
+        ledger.saw(case)
+        ledger.enter(judge(admitted, case, expected, ledger.note_once))
+        return expected
+    actual = checker.runner.call(checker.backend, case, checker.device, checker.mode)
+    if not actual.raised or actual.error_category in ("crash", "timeout"):
+        return checker._judged(case, actual=actual, follows=admitted.clause)
+    # both refuse a call the standard admits: what NumPy's departure is, not which error it raises
+    ledger.count_example()
+    ledger.cases[op] += 1
+    ledger.saw(case)
+    ledger.enter(judge(admitted, case, actual, ledger.note_once), departs=True)
+    return actual
 
 
 OWN_OPTIONS = {"ulps", "terms", "grad"}  # check_function's keywords; the rest are the function's
@@ -232,6 +296,15 @@ def function_gradient(checker: Checker, case: Case) -> None:
     checker.check_gradient("grad", program, *program.inputs)
 
 
+def counted_outside(ledger: Ledger, op: str) -> bool:
+    """Count a raise on a call outside the standard's dtype category for ``op`` (``""``: none) as a
+    namespace row's unsupported case, which is not judged."""
+    if op:
+        ledger.unsupported[op] = "outside the standard's dtype category: a namespace need not support it"
+        ledger.unsupported_cases[op] += 1
+    return bool(op)
+
+
 class Checker:
     """What a spec talks to: ``xp.check("add", x, y)``; ``xp.survey`` for survey cells."""
 
@@ -275,8 +348,8 @@ class Checker:
         and mode params, a param checked beside the spec's own: its compat_beside mark) every k-th
         row, k = 1/share (at least ``least`` rows), from an offset the seed picks."""
         rows = list(table)
-        step = max(1, min(round(1 / (self.share * self.table_share)), len(rows) // least))
-        return rows[self.session.seed % step :: step]
+        k = plan.step(len(rows), self.share * self.table_share, least)
+        return rows[self.session.seed % k :: k]
 
     def requires(self, op: str) -> None:
         """Skip the spec (the operation counted as unsupported) where the backend declares ``op`` unsupported."""
@@ -300,6 +373,7 @@ class Checker:
     check_promise = timed(promised_answer)  # op(*args) against what the backend promises
     check_standard = timed(stated_answer)  # a special case against NumPy and the standard's result
     check_function = timed(function_answer)  # a user's own function, against it on NumPy
+    check_signature = timed(signature_answer)  # a call the standard's signature admits
 
     @timed
     def check_gradient(self, transform: str, program: Program, *args: np.ndarray) -> Outcome:
@@ -335,6 +409,8 @@ class Checker:
         self.ledger.count_example()
         expected = self.numpy.outcome(case)
         actual = actual or self.runner.call(self.backend, case, self.device, self.mode)
+        if actual.raised and counted_outside(self.ledger, outside_the_standard(self.backend, case)):
+            return actual  # counted, not judged
         moves_to = ops.get(case.op).moves_to
         verdict = judge(
             self.numpy,
@@ -348,6 +424,7 @@ class Checker:
             contract=self.contract,
         )
         self.ledger.cases[case.op] += 1
+        self.ledger.saw(case)
         self._against_itself(case, verdict.actual)
         self.ledger.enter(verdict, follows)
         return verdict.actual
@@ -372,12 +449,12 @@ class Checker:
         replay_examples(self, lambda case: True)
         return len(self.ledger.replays)
 
-    def replay(self, case: Case | None, question: Case | None = None) -> None:
+    def replay(self, case: Case | None, question: Case | None = None, signature: bool = False) -> None:
         """Check a case rebuilt from a record as its spec checked it (outside Hypothesis,
         so a divergence is kept, never raised): a casualty's, the case a previous run of this
         spec died in, first (its call in a child process now). See ``replayed``."""
         if case is not None:
-            replayed(self, case, question)
+            replayed(self, case, question, signature)
 
 
 def replay_examples(checker: Checker, wanted: Callable[[Case], bool]) -> None:
@@ -397,7 +474,9 @@ def replay_examples(checker: Checker, wanted: Callable[[Case], bool]) -> None:
             if wanted(case):
                 ledger.replayed = []
                 try:
-                    checker.replay(case, example.question())
+                    # NumPy's refusal of a call the standard's signature admits: judged as its spec judged it
+                    signature = "error" in entry.kinds and entry.patterns.get("reference") == ("standard",)
+                    checker.replay(case, example.question(), signature)
                 finally:
                     shown, ledger.replayed = ledger.replayed, None
                 status, by = replay_status(entry, shown, entries, checker.backend_info)
@@ -468,13 +547,16 @@ def installed(backend: str) -> bool:
     return True
 
 
-def replayed(checker: Checker, case: Case, question: Case | None) -> None:
+def replayed(checker: Checker, case: Case, question: Case | None, signature: bool = False) -> None:
     """A replayed case, checked as its record was: against the backend's own answer to
-    ``question`` (check_itself), a gradient's program, or against NumPy."""
+    ``question`` (check_itself), a gradient's program, a call the standard's ``signature`` admits
+    (check_signature: where NumPy refuses it, the standard is the reference), or against NumPy."""
     if question is not None:
         checker.check_itself(case.op, *case.args, against=(question.op, *question.args))
     elif case.program is not None:
         checker.check_gradient(case.op, case.program, *case.args)
+    elif signature:
+        checker.check_signature(case.op, *case.args, **case.kwargs)
     else:
         checker._judged(case)
 

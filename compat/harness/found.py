@@ -30,6 +30,7 @@ class Found:
     known: list[Entry | None]
     reference: Reference  # what the backend was compared with
     follows: str | None = None  # the standard's clause whose stated result the values hold (not NumPy's)
+    departs: bool = False  # against the standard: the backend departs from it as NumPy does
 
     def size(self) -> tuple[int, int]:
         """Smaller is simpler: fewer elements (and program nodes), then shorter source."""

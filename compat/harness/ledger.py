@@ -16,6 +16,7 @@ import hypothesis
 
 from compat.adapters import Adapter
 from compat.adapters.declared import UnsupportedOperation
+from compat.core import calls, facts, ops
 from compat.core.case import Case
 from compat.core.errortypes import error_name
 from compat.core.outcome import Outcome
@@ -63,6 +64,31 @@ class Ledger:
         # operation (or 'dtype <name>') -> the reason the backend's adapter declares, and the cases not checked
         self.unsupported: dict[str, str] = {}
         self.unsupported_cases: Counter[str] = Counter()
+        # operation -> the standard's parameter -> the kind it was given as -> cases (compat.core.calls)
+        self.forms: dict[str, dict[str, Counter[str]]] = {}
+        # operation -> value fact (compat.core.facts) -> [cases whose operands meet it, cases it applies to]
+        self.facts: dict[str, dict[str, list[int]]] = {}
+
+    def saw(self, case: Case) -> None:
+        """Count the kind each of the standard's parameters has in a case checked (Checks.forms), and
+        whether its operands meet the operation's value facts (Checks.facts)."""
+        if case.program is not None:
+            return
+        declared = ops.OPS.get(case.op)
+        # the facts of drawn operands (an exhaustive table's are chosen, one by one)
+        if declared is not None and declared.values and hypothesis.currently_in_test_context():
+            of_op = self.facts.setdefault(case.op, {})
+            for fact, holds in facts.met(declared.values, case.args).items():
+                counts = of_op.setdefault(fact, [0, 0])
+                counts[0] += holds
+                counts[1] += 1
+        try:
+            kinds = calls.kinds_of(case.op, case.args, case.kwargs)
+        except Exception:  # a call the signature does not describe (an operation of compat's own)
+            return
+        of_op = self.forms.setdefault(case.op, {})
+        for parameter, kind in kinds:
+            of_op.setdefault(parameter, Counter())[kind] += 1
 
     def observe(self, table: str, row: str, value: str) -> None:
         """One cell of a survey table; the backend is the column."""
@@ -77,10 +103,15 @@ class Ledger:
     def declared_unsupported(self, op: str, case: Case | None = None) -> Outcome | None:
         """The outcome of an operation the backend declares unsupported, or of a ``case`` that
         holds or asks for a dtype it declares it has not (counted, under 'dtype <name>', not
-        checked); None where it has both."""
+        checked), or passes a keyword its function does not take (``Adapter.LACKS``: counted under
+        '<operation>(<keyword>=)'); None where it has them all."""
         what, reason = op, self.backend.unsupported(op, self.mode)
         for name in sorted(case.dtype_names()) if case is not None and reason is None else ():
             what, reason = f"dtype {name}", self.backend.unsupported_dtype(name)
+            if reason is not None:
+                break
+        for name in sorted(case.kwargs) if case is not None and reason is None else ():
+            what, reason = f"{op}({name}=)", self.backend.unsupported_parameter(op, name)
             if reason is not None:
                 break
         if reason is None:
@@ -103,10 +134,11 @@ class Ledger:
             self._example = data
             self.examples += 1
 
-    def enter(self, verdict: Verdict | None, follows: str | None = None) -> None:
+    def enter(self, verdict: Verdict | None, follows: str | None = None, departs: bool = False) -> None:
         """Count and keep what differs; raise a new divergence inside Hypothesis. None: the
         reference gave no answer. ``follows``: the clause of the standard whose stated result the
-        differing values hold (compat.harness.checker.stated_answer)."""
+        differing values hold (compat.harness.checker.stated_answer). ``departs``: a verdict against
+        the standard where the backend gives what NumPy gives (status departs: kept, never raised)."""
         if verdict is None or not verdict.mismatches:
             return
         case, reference, mismatches = verdict.case, verdict.reference, verdict.mismatches
@@ -118,16 +150,16 @@ class Ledger:
             self.first_example.setdefault(key, self.examples)
         # what the device's contract allows is no divergence: it is not matched, and never raised
         known = [
-            None if m.within else self.registry.match(self.backend_info, f)
+            None if m.within or departs else self.registry.match(self.backend_info, f)
             for m, f in zip(mismatches, fields)
         ]
         self.matched.update(entry.id for entry in known if entry)
-        if self.replayed is not None:
+        if self.replayed is not None and not departs:
             self.replayed += [
                 (f, e.id if e else None) for f, e, m in zip(fields, known, mismatches) if not m.within
             ]
-        found = Found(case, verdict.expected, verdict.actual, mismatches, known, reference, follows)
-        settled = all(entry is not None or m.within for entry, m in zip(known, mismatches))
+        found = Found(case, verdict.expected, verdict.actual, mismatches, known, reference, follows, departs)
+        settled = departs or all(entry is not None or m.within for entry, m in zip(known, mismatches))
         if settled or self.replaying or not hypothesis.currently_in_test_context():
             for key in keys:
                 if key not in self.kept or found.size() < self.kept[key].size():
@@ -188,7 +220,8 @@ class Ledger:
             mismatch, entry = found.mismatches[index], found.known[index]
             fields = self.divergence_fields(found.case, mismatch, found.reference)
             expected, actual = found.outcomes(mismatch)
-            follows = found.follows if mismatch.kind == "value" else None
+            # a value that holds the standard's stated result, or a result where the signature admits the call
+            follows = found.follows if mismatch.kind in ("value", "error") else None
             out.append(
                 records.Divergence(
                     **{**common, "reference": found.reference.id},
@@ -204,7 +237,7 @@ class Ledger:
                     first_seen_after=self.first_seen.get(self.key(fields), 0),
                     first_example=self.first_example.get(self.key(fields)),
                     known=entry.id if entry else None,
-                    status=status_of(entry, follows, mismatch.within),
+                    status=status_of(entry, follows, mismatch.within, found.departs),
                     follows=follows,
                     contract=mismatch.within or None,
                     tables=tables,
@@ -213,10 +246,15 @@ class Ledger:
         return out
 
 
-def status_of(entry, follows: str | None, within: str) -> str:
-    """contract: a device's contract allows it; standard: the values hold what the standard states
-    (not NumPy's); known: a registry entry knows it; else new."""
-    return "contract" if within else "standard" if follows else "known" if entry else "new"
+def status_of(entry, follows: str | None, within: str, departs: bool = False) -> str:
+    """contract: a device's contract allows it; departs: the backend departs from the standard as NumPy
+    does; standard: the values hold what the standard states (not NumPy's); known: a registry entry
+    knows it; else new."""
+    if within:
+        return "contract"
+    if departs:
+        return "departs"
+    return "standard" if follows else "known" if entry else "new"
 
 
 def example_of(found: Found) -> dict:

@@ -13,8 +13,11 @@ and the xp fixture and the specs read it (``share``, ``outside``).
   execution mode ``--mode-examples``, else ``MODE_EXAMPLES`` (on a device, the smaller); the
   thorough profile checks every example everywhere.
 - Beside those, a spec that checks operations beside its own at full size gives each of them
-  ``BESIDE`` of its examples (``compat.core.strategies.operation_params``, the ``compat_beside``
+  ``BESIDE`` of its examples (``compat.core.params.operation_params``, the ``compat_beside``
   mark); on a share row such an operation runs in one of those specs (``beside_once``).
+- A spec with a param per input class and operation (``compat.core.params.operation_classes``,
+  the ``compat_sampled`` mark) checks on a share row the row's share of each class's operations
+  (``sampled``), as a share row samples an exhaustive table (``step``).
 """
 
 from __future__ import annotations
@@ -321,5 +324,47 @@ def beside_once(items: list, compat) -> tuple[list, list]:
     for (row, op), group in groups.items():
         keep = zlib.crc32(f"{compat.seed}:{row}:{op}".encode()) % len(group)
         dropped += [item for i, item in enumerate(sorted(group, key=lambda i: i.nodeid)) if i != keep]
+    gone = {id(item) for item in dropped}
+    return [item for item in items if id(item) not in gone], dropped
+
+
+def step(rows: int, share: float, least: int) -> int:
+    """Every k-th row of a table of ``rows`` that a share of it checks: k = 1/share, at least
+    ``least`` rows checked (all of them where the table has fewer than ``least``)."""
+    return max(1, min(round(1 / share), rows // least))
+
+
+def sampled(items: list, compat) -> tuple[list, list]:
+    """On a row that checks a share of the examples (a device, a mode, a config), the params of
+    a spec that gives each operation of an input class its own (marked ``compat_sampled``) are
+    sampled as a share row samples an exhaustive table: of each class's operations every k-th,
+    k = 1/share (one at the least), from an offset the seed, the row and the class pick; k
+    consecutive seeds check each operation. Rows with a plug-in fault, and the full-size profiles, keep them all
+    (a fault shows in some operations only). Returns (kept, dropped)."""
+    if compat.plan.full_size:
+        return items, []
+    groups: defaultdict[tuple, list] = defaultdict(list)
+    shares: dict[tuple, float] = {}
+    for item in items:
+        if item.get_closest_marker("compat_sampled") is None:
+            continue
+        params = getattr(getattr(item, "callspec", None), "params", {})
+        row = params.get("xp")
+        if row is None or row.fault:
+            continue
+        adapter = next((a for a in compat.adapters if a.id == row.backend_id), None)
+        share = 1.0 if adapter is None else compat.plan.share(adapter, row.device, row.mode)
+        if share >= 1:
+            continue
+        within = tuple((k, str(v)) for k, v in sorted(params.items()) if k not in ("xp", "op"))
+        key = (str(row), getattr(item.module, "__name__", ""), item.originalname, within)
+        groups[key].append(item)
+        shares[key] = share
+    dropped = []
+    for key, group in groups.items():
+        k = step(len(group), shares[key], 1)
+        # k consecutive seeds meet every offset; rows and classes start at offsets of their own
+        offset = (compat.seed + zlib.crc32(repr(key).encode())) % k
+        dropped += [item for i, item in enumerate(group) if i % k != offset]
     gone = {id(item) for item in dropped}
     return [item for item in items if id(item) not in gone], dropped

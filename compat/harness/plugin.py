@@ -37,6 +37,7 @@ from compat.harness.plan import (
     gradient_reference,
     of_missing_backend,
     parse_device,
+    sampled,
 )
 from compat.results import records, registry, report
 from compat.results.records import RecordWriter, ResultsError, check_writable
@@ -299,6 +300,12 @@ def pytest_configure(config):
     )
     config.addinivalue_line(
         "markers",
+        "compat_sampled: one operation of an input class (compat.core.params.operation_classes): on a "
+        "row that checks a share of the examples, the row's share of the class's operations run "
+        "(compat.harness.plan.sampled; all of them on a row with a plug-in fault, and under thorough)",
+    )
+    config.addinivalue_line(
+        "markers",
         "compat_least_examples(n): on a row that runs a share of the examples (a mode, a device), the "
         "spec's params check at least n examples in all (default 5)",
     )
@@ -450,13 +457,15 @@ def taken_by_pytest(path: Path, python_files: list[str]) -> bool:
 def pytest_collection_modifyitems(config, items):
     """The registry's examples first (compat/specs/known.py): a run reproduces what is
     known before it explores. On a share row, an operation several specs check beside their
-    own runs in one of them (``beside_once``)."""
+    own runs in one of them (``beside_once``), and a spec with a param per input class and
+    operation checks the row's share of each class's operations (``sampled``)."""
     compat = config.stash.get(_SESSION, None)
     if compat is not None and compat.adapters:
-        kept, dropped = beside_once(items, compat)
-        if dropped:
-            config.hook.pytest_deselected(items=dropped)
-            items[:] = kept
+        for deselect in (beside_once, sampled):
+            kept, dropped = deselect(items, compat)
+            if dropped:
+                config.hook.pytest_deselected(items=dropped)
+                items[:] = kept
     items.sort(
         key=lambda item: getattr(getattr(item, "module", None), "__name__", "") != "compat.specs.known"
     )

@@ -7,7 +7,7 @@ import numpy as np
 
 from compat.adapters import Adapter
 from compat.adapters.numpy_fd import FiniteDifferences
-from compat.core import dtypes, special_cases
+from compat.core import calls, dtypes, ops, special_cases
 from compat.core.case import Case
 from compat.core.outcome import Outcome
 from compat.core.source import Exported
@@ -134,17 +134,44 @@ class Standard:
         self.clauses = clauses
 
     def outcome(self, case: Case) -> Outcome:
-        shape = np.shape(case.args[0])
+        shape = np.shape(special_cases.elementwise(case.args)[0])
         return Outcome(values=np.zeros(shape), shape=shape)
 
     def stated(self, case: Case) -> str:
         """What the standard states for the case, in words (a reproducer prints it)."""
         said = []
         for clause, where in special_cases.by_clause(self.clauses):
-            result = special_cases.expected(clause, tuple(a[where] for a in case.args))
+            result = special_cases.expected(
+                clause, tuple(a[where] for a in special_cases.elementwise(case.args))
+            )
             value = "" if result is None else f": {result.tolist()}"
             said.append(f"{clause.standard}, {clause.section}: {clause.clause.replace('``', '')}{value}")
         return "; ".join(said)
+
+
+class SignatureAdmits:
+    """The standard's signature of a call whose every argument it admits (compat.core.calls): a
+    result is due, whatever its values (NumPy's judge them where NumPy has one). Named ``standard``
+    in records, as the special cases' stated results are."""
+
+    role = Role.SIGNATURE
+    id = "standard"
+
+    def __init__(self, case: Case) -> None:
+        self.case = case
+        op = ops.get(case.op)
+        found = calls.signature_of(op)
+        kinds = calls.kinds_of(case.op, case.args, case.kwargs)
+        given = ", ".join(f"{name}: {kind}" for name, kind in kinds if kind != "absent") or "no argument"
+        where = found.source if found is not None else op.standard_name
+        self.clause = f"{where} admits {given}"
+
+    def outcome(self, case: Case) -> Outcome:
+        return Outcome()
+
+    def stated(self, case: Case) -> str:
+        """What the standard states for the case, in words (a reproducer prints it)."""
+        return f"a result: {self.clause}"
 
 
 class OwnAnswer:

@@ -144,7 +144,7 @@ def judged_again(record: Divergence, lost: bool, registry: Registry, found: Rema
     if within is not None:
         found.contract += 1
         record = replace(record, status="contract", contract=within, known=None)
-    elif record.status != "standard":
+    elif record.status not in ("standard", "departs"):
         entry = registry.match(record.backend, record.fields)
         record = replace(record, status="known" if entry else "new", known=entry.id if entry else None)
     found.statuses[(before, record.status)] += 1

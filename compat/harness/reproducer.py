@@ -18,7 +18,7 @@ from compat.core import ops
 from compat.core.case import Case
 from compat.core.dtypes import DType
 from compat.core.source import BackendArray, Exported, array_source, backend_array, index_source, value_source
-from compat.harness.references import InMode, NumPy, OnDevice, OwnAnswer, Promised, Standard
+from compat.harness.references import InMode, NumPy, OnDevice, OwnAnswer, Promised, SignatureAdmits, Standard
 from compat.judge.reference import Reference
 
 SHOW = """
@@ -63,7 +63,7 @@ def reproducer(
         sides = []
     elif isinstance(reference, InMode) or (isinstance(reference, (OnDevice, OwnAnswer)) and not native):
         sides = []  # the reference side runs through compat's adapter too, in the same mode
-    elif isinstance(reference, (Promised, Standard)):
+    elif isinstance(reference, (Promised, Standard, SignatureAdmits)):
         sides = []  # a promise or the standard's clause has no call: its answer is printed
     elif isinstance(reference, OwnAnswer):  # the backend's answer to the question asked another way
         sides = [(backend, device, reference.question)]
@@ -92,7 +92,7 @@ def reproducer(
     lines.append(SHOW)
     if isinstance(reference, Promised):  # the reference's line first, as every side's order has it
         lines.append(f"print({'promised (' + reference.fact + '):'!r}, {reference.promised.describe()!r})")
-    if isinstance(reference, Standard):
+    if isinstance(reference, (Standard, SignatureAdmits)):
         lines.append(f"print({'the standard (' + reference.stated(case) + ')'!r})")
     if handed and isinstance(reference, NumPy):
         lines.append(f"print('the values exported:', {reference.outcome(case).describe()!r})")

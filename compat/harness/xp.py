@@ -194,6 +194,10 @@ def pytest_pyfunc_call(pyfuncitem):
             unsupported_cases=dict(checker.ledger.unsupported_cases),
             tables=tables,
             input_class=input_class(pyfuncitem),
+            forms={
+                op: {p: dict(k) for p, k in params.items()} for op, params in checker.ledger.forms.items()
+            },
+            facts=checker.ledger.facts,
         )
     )
     if others:
@@ -211,8 +215,10 @@ def pytest_pyfunc_call(pyfuncitem):
         )
     known = sorted({r.known for r in divergences if r.known})
     standard = sum(r.status == "standard" for r in divergences)
+    departs = sum(r.status == "departs" for r in divergences)
     reasons = ["known divergences: " + ", ".join(known)] if known else []
     reasons += [f"{standard} follow the standard where NumPy does not"] if standard else []
+    reasons += [f"{departs} depart from the standard as NumPy does"] if departs else []
     if reasons:
         pyfuncitem.stash[KNOWN] = "; ".join(reasons)
     return None
@@ -231,7 +237,7 @@ def pytest_runtest_makereport(item, call):
 
 
 def input_class(item) -> dict | None:
-    """The input class this param of a spec covers (compat.core.strategies.input_classes), or None."""
+    """The input class this param of a spec covers (compat.core.params.input_classes), or None."""
     declared = getattr(item.obj, "compat_input_classes", None)
     if declared is None:
         return None
@@ -293,7 +299,7 @@ def table_share_of(item) -> float:
 @contextlib.contextmanager
 def examples_of_param(item):
     """A param marked ``compat_beside`` (an operation a spec checks beside those it checks at
-    full size: compat.core.strategies.operation_params) runs the run plan's share of the spec's
+    full size: compat.core.params.operation_params) runs the run plan's share of the spec's
     examples (at least 1); under a full-size profile (thorough) all of them."""
     share = table_share_of(item)
     test = item.obj

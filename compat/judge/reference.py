@@ -20,6 +20,7 @@ class Role(Enum):
     DEVICE = "the same backend on its reference device"
     MODE = "the same backend in eager mode"
     STANDARD = "the result the standard states (its special cases)"
+    SIGNATURE = "the standard's signature: a call whose every argument it admits has a result, not an error"
     PROMISE = "the answer the backend promises (an adapter fact: the order of -0 and +0 in maximum)"
     ITSELF = (
         "the same backend's own answer to the question, asked another way (its add's dtype for result_type)"

@@ -9,6 +9,7 @@ from dataclasses import replace
 
 import numpy as np
 
+from compat.core import dtypes
 from compat.core.case import Case
 from compat.core.outcome import Outcome, error_type, first_line
 from compat.judge import oracle
@@ -27,18 +28,36 @@ def without_consequences(
     expected_of: Callable[[Case], Outcome],
 ) -> list:
     """Drop a value mismatch that follows from a dtype mismatch: if NumPy,
-    made to compute in the backend's result dtype (``dtype=``), gives the
-    backend's values, the values differ only because the dtype does, and
+    made to compute in the backend's result dtype (``dtype=``, or, for an operation that
+    takes none, its array operands in that dtype: ``x op= y`` kept in y's wider dtype),
+    gives the backend's values, the values differ only because the dtype does, and
     the dtype divergence is the one to report."""
     kinds = {m.kind for m in mismatches}
     if not {"dtype", "value"} <= kinds:
         return mismatches
     in_actual_dtype = expected_of(replace(case, kwargs={**case.kwargs, "dtype": actual.dtype}))
+    if in_actual_dtype.raised:  # it takes no dtype=: its operands in that dtype
+        operands = in_dtype(case, actual.dtype)
+        in_actual_dtype = expected_of(operands) if operands is not None else in_actual_dtype
     if in_actual_dtype.raised or in_actual_dtype.dtype != actual.dtype:
         return mismatches
     if oracle.compare(in_actual_dtype, actual, allowed):
         return mismatches
     return [m for m in mismatches if m.kind != "value"]
+
+
+def in_dtype(case: Case, dtype: str | None) -> Case | None:
+    """The case with every array operand in ``dtype`` (None where it has none, or no dtype is named)."""
+    if dtype is None or not any(isinstance(a, np.ndarray) for a in case.args):
+        return None
+    try:
+        target = dtypes.to_numpy(dtype)
+    except LookupError:
+        return None
+    args = tuple(
+        a.astype(target) if isinstance(a, np.ndarray) and a.dtype.kind in "biufc" else a for a in case.args
+    )
+    return replace(case, args=args)
 
 
 def in_canonical_form(canonical: Callable, case: Case, outcome: Outcome) -> Outcome:

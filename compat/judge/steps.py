@@ -186,10 +186,23 @@ def as_stated(j: Judgement) -> None:
         j.mismatches = oracle.compare(due, oracle.without_values(actual))
         return
     clauses = j.reference.clauses  # type: ignore[attr-defined]  # a STANDARD reference's
-    want, ok = special_cases.stated(clauses, j.case.args, actual.values)
+    want, ok = special_cases.stated(clauses, special_cases.elementwise(j.case.args), actual.values)
     if not ok.all():
         clause = clauses[int(np.argmin(ok))].clause.replace("``", "")
         j.mismatches = [oracle.value_mismatch(want, actual.values, ~ok, f"the standard: {clause}")]
+
+
+def admitted(j: Judgement) -> None:
+    """A call whose every argument the standard's signature admits has a result: an error is an
+    ``error`` mismatch that names what the signature admits (the reference's ``clause``)."""
+    if not j.actual.raised:
+        return
+    clause = j.reference.clause  # type: ignore[attr-defined]  # a SIGNATURE reference's
+    j.mismatches = [
+        oracle.Mismatch(
+            "error", "result", j.actual.category, f"{j.actual.describe()}; the standard: {clause}"
+        )
+    ]
 
 
 def without_consequences(j: Judgement) -> None:
@@ -267,6 +280,8 @@ STEPS: dict[Role, tuple[Callable[[Judgement], bool | None], ...]] = {
     Role.PROMISE: (expect, bit_for_bit, compare),
     # the standard's stated result, element by element (its dtype is NumPy's to judge)
     Role.STANDARD: (expect, as_stated),
+    # the standard's signature: a result where it admits every argument
+    Role.SIGNATURE: (expect, admitted),
     # one answer against another of the same backend: nothing to settle or bound, only to compare
     Role.ITSELF: (expect, keep_unless_lost, compare),
     Role.FRAMEWORK: (

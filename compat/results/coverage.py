@@ -94,6 +94,44 @@ def from_checks(checks: Iterable[Checks]) -> list[Coverage]:
     return coverage((record.where, record.cases, record.unsupported) for record in checks)
 
 
+def standard_name(op: str) -> str | None:
+    """The standard's function (or array method: ``array.__add__``) whose signature a table operation's
+    calls are read by (compat.core.binding.signature_of), or None."""
+    from compat.core.binding import signature_of
+
+    declared = ops.OPS.get(op)
+    found = signature_of(declared) if declared is not None else None
+    return found.name if found is not None else None
+
+
+def parameters(checks: Iterable[Checks]) -> dict[str, dict[str, dict[str, set[str]]]]:
+    """Row -> the standard's function -> parameter -> the kinds it was given as in some case checked
+    there (``Checks.forms``, whichever spec made the case; an operation's calls count for the function
+    it is, and a function the linalg extension shares with the main namespace, linalg.vecdot, for
+    both), and '<function>' -> '(unsupported)' -> the keywords the row's adapter declared its function
+    lacks, or '*' where it declared the whole operation unsupported."""
+    found: dict[str, dict[str, dict[str, set[str]]]] = {}
+    for record in checks:
+        row = found.setdefault(record.where, {})
+        for op, of_op in getattr(record, "forms", {}).items():
+            name = standard_name(op)
+            if name is None:
+                continue
+            for parameter, kinds in of_op.items():
+                row.setdefault(name, {}).setdefault(parameter, set()).update(k for k, n in kinds.items() if n)
+        for what in record.unsupported:  # "sum(device=)": a keyword the row's functions do not take
+            name = standard_name(what.partition("(")[0])
+            if name is not None:
+                keyword = what.partition("(")[2].removesuffix("=)") if what.endswith("=)") else "*"
+                row.setdefault(name, {}).setdefault("(unsupported)", set()).add(keyword)
+    shared = [n for n in standard.EXTENSIONS["linalg"] if n in standard.FUNCTIONS]
+    for row in found.values():
+        for name in shared:
+            if name in row:
+                row[f"linalg.{name}"] = row[name]
+    return found
+
+
 def lines(found: list[Coverage]) -> list[str]:
     """The summary's lines: 'torch: 54 of 135 functions, 0 operator forms checked'."""
     if not found:

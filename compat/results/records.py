@@ -35,10 +35,11 @@ from typing import Any, ClassVar, NamedTuple
 from compat.core import errortypes
 from compat.core.row import EAGER, Row
 
-# 5 added status "contract" and contract, checks' unsupported dtypes and unsupported_cases; 4 added status
-# "standard" and follows; 3 added Replay; 2 added Checks.unsupported and the tables a spec feeds
-SCHEMA_VERSION = 5
-READABLE_VERSIONS = (1, 2, 3, 4, 5)
+# 6 added status "departs" and checks' forms and facts; 5 added status "contract" and contract, checks'
+# unsupported dtypes and unsupported_cases; 4 added status "standard" and follows; 3 added Replay; 2 added
+# Checks.unsupported and the tables a spec feeds
+SCHEMA_VERSION = 6
+READABLE_VERSIONS = (1, 2, 3, 4, 5, 6)
 SCHEMA_PATH = Path(__file__).with_name("record.schema.json")
 
 
@@ -201,6 +202,10 @@ class Checks(Record):
     unsupported_cases: dict[str, int] = field(default_factory=dict)  # the same -> cases not checked for it
     tables: list[str] = field(default_factory=list)
     input_class: dict | None = None  # name, value, all: the input class this param of the spec covers
+    # operation -> the standard's parameter -> the kind it was given as -> cases (compat.core.signatures)
+    forms: dict[str, dict[str, dict[str, int]]] = field(default_factory=dict)
+    # operation -> value fact (Op.values) -> [cases whose operands meet it, cases checked]
+    facts: dict[str, dict[str, list[int]]] = field(default_factory=dict)
 
 
 @dataclass(kw_only=True)

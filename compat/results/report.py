@@ -36,6 +36,9 @@ def summary_table(run: Run, registry: Registry) -> str:
     if any(r.standard for r in rows):  # differ from NumPy where NumPy departs from the standard
         columns.append("follows standard")
         values = [v + [r.standard] for v, r in zip(values, rows)]
+    if any(r.departs for r in rows):  # depart from the standard where NumPy does, as NumPy does
+        columns.append("departs, as NumPy does")
+        values = [v + [r.departs] for v, r in zip(values, rows)]
     if any(r.contract for r in rows):  # differ, as the device's documented contract allows
         columns.append("within contract")
         values = [v + [r.contract] for v, r in zip(values, rows)]

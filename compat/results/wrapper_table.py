@@ -101,7 +101,10 @@ def replayed(run: Run) -> dict[tuple[str, str, str], bool]:
 
 def replayable(divergence: Divergence) -> bool:
     """Judged against NumPy or the backend's own answer, as a replay judges it (a special case judged
-    against the standard's stated value is not replayed on the other row)."""
+    against the standard's stated value is not replayed on the other row, nor a result where NumPy
+    refuses a call the standard's signature admits: a replay would judge it against NumPy's refusal)."""
+    if divergence.status == "standard" and divergence.kind == "error":
+        return False
     return divergence.reference == "numpy" or divergence.reference.startswith("itself:")
 
 

@@ -40,13 +40,15 @@ def exact_dtype(op: str) -> str:
     return next(d for d in ("float32", "int32", "bool") if d in dtypes.CATEGORIES[ops.get(op).takes])
 
 
-def exact_arrays(shape, dtype: str = "float32"):
-    """Small integers (0 to 4 for ints: a shift's count is never negative), exact in any dtype."""
+def exact_arrays(shape, dtype: str = "float32", op: str | None = None):
+    """Small integers (0 to 4 for ints: a shift's count is never negative), exact in any dtype, as
+    the operation ``op`` wants them shown (compat.core.strategies.arrays)."""
     if dtype == "bool":
-        return arrays("bool", shape)
+        return arrays("bool", shape, op=op)
     if dtype == "int32":
-        return arrays("int32", shape, elements=st.integers(0, 4))
-    return arrays(dtype, shape, elements=st.integers(-4, 4).map(float))
+        return arrays("int32", shape, elements=st.integers(0, 4), op=op)
+    moves = op is not None and "distinct" in ops.get(op).values  # its own distinct halves, exact too
+    return arrays(dtype, shape, elements=None if moves else st.integers(-4, 4).map(float), op=op)
 
 
 def broadcastable_shapes(num_shapes):
@@ -88,7 +90,7 @@ def ranked_shapes(num_shapes, ranks):
 def check_two_operands(xp, op: str, ranks: str, data) -> None:
     shapes = data.draw(ranked_shapes(2, ranks), label="shapes")
     dtype = exact_dtype(op)
-    a, b = (data.draw(exact_arrays(s, dtype), label=f"operand {i}") for i, s in enumerate(shapes))
+    a, b = (data.draw(exact_arrays(s, dtype, op=op), label=f"operand {i}") for i, s in enumerate(shapes))
     xp.check(op, a, b)
 
 
@@ -119,8 +121,8 @@ def test_three_operands_broadcast(xp, op, ranks, data):
         xp.check(
             "where",
             cond,
-            data.draw(exact_arrays(second), label="x"),
-            data.draw(exact_arrays(third), label="y"),
+            data.draw(exact_arrays(second, op="where"), label="x"),
+            data.draw(exact_arrays(third, op="where"), label="y"),
         )
     else:
         x = data.draw(exact_arrays(first), label="x")
@@ -164,7 +166,7 @@ def test_broadcast_to(xp, data):
         shape = data.draw(
             hnp.array_shapes(min_dims=0, max_dims=MAX_DIMS, min_side=0, max_side=MAX_SIDE), label="shape"
         )
-    xp.check("broadcast_to", data.draw(exact_arrays(shape), label="x"), target)
+    xp.check("broadcast_to", data.draw(exact_arrays(shape, op="broadcast_to"), label="x"), target)
 
 
 @input_classes("operands", MATMUL_CLASSES)

@@ -9,6 +9,7 @@ orders its grids by ``indexing``; from_dlpack hands a backend's array to NumPy a
 rule's classes are drawn in turn, so that every run meets each of them.
 """
 
+import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -22,6 +23,7 @@ from compat.core.strategies import (
     input_classes,
     one_example_on_modes_and_devices,
 )
+from compat.specs._forms import every_form
 
 pytestmark = one_example_on_modes_and_devices()
 
@@ -75,6 +77,38 @@ def test_linspace_with_and_without_endpoint(xp, endpoint, data):
     start, stop = data.draw(STARTS, label="start"), data.draw(STARTS, label="stop")
     num = data.draw(st.integers(0, 9), label="num")
     xp.check("linspace", start, stop, num, endpoint=endpoint == "endpoint=True")
+
+
+LIMITS = (
+    "arange up to an integer's largest",
+    "arange down to an integer's least",
+    "linspace near a float's largest",
+)
+
+
+@input_classes("limits", LIMITS, share=SHARE)
+@given(data=st.data())
+def test_ranges_near_the_dtype_limits(xp, limits, data):
+    """arange with a dtype= whose largest (least) value is the range's last, stepping up (down) to
+    it: every value fits, none wraps; linspace between values near a float dtype's largest, whose
+    difference overflows it (NumPy computes the step in float64): the values NumPy gives, no inf."""
+    if limits.startswith("arange"):
+        dtype = data.draw(st.sampled_from(("int8", "uint8", "int16", "int32")), label="dtype")
+        info = np.iinfo(dtype)
+        step = data.draw(st.integers(1, 3), label="step")
+        count = data.draw(st.integers(1, 6), label="values")
+        if limits.endswith("largest"):
+            start = int(info.max) - step * (count - 1)
+            xp.check("arange", start, int(info.max) + 1, step, dtype=dtype)
+        else:
+            start = int(info.min) + step * (count - 1)
+            xp.check("arange", start, int(info.min) - 1, -step, dtype=dtype)
+        return
+    dtype = data.draw(st.sampled_from(("float32", "float16")), label="dtype")
+    largest = float(np.finfo(dtype).max)
+    fraction = data.draw(st.sampled_from([1.0, 0.75, 0.5]), label="of the largest")
+    num = data.draw(st.integers(2, 6), label="num")
+    xp.check("linspace", -largest * fraction, largest * fraction, num, dtype=dtype)
 
 
 DIAGONALS = ("k=0", "k above", "k below", "k beyond the matrix")
@@ -167,7 +201,10 @@ def test_meshgrid_orders_grids_by_indexing(xp, indexing, data):
     array's dtype."""
     count = data.draw(st.integers(1, 3), label="arrays")
     grids = [
-        data.draw(arrays(data.draw(dtype_names(), label="dtype"), (data.draw(st.integers(0, 3)),)), label="x")
+        data.draw(
+            arrays(data.draw(dtype_names(), label="dtype"), (data.draw(st.integers(0, 3)),), op="meshgrid"),
+            label="x",
+        )
         for _ in range(count)
     ]
     xp.check("meshgrid", *grids, **({} if indexing == "default" else {"indexing": indexing}))
@@ -180,3 +217,6 @@ def test_from_dlpack_hands_arrays_over_bit_for_bit(xp, data):
     same array: dtype, shape (0-d and size-0 too) and every bit."""
     name = data.draw(dtype_names([d for d in dtypes.ALL if d != "bfloat16"]), label="dtype")
     xp.check_exact("from_dlpack", data.draw(arrays(name, SHAPES), label="x"))
+
+
+test_every_form_of_every_parameter = every_form("creation")

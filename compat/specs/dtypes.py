@@ -18,6 +18,7 @@ import pytest
 from compat.core import dtypes, ops
 from compat.core.dtypes import DType
 from compat.core.strategies import dtype_pairs, one_example_on_modes_and_devices
+from compat.specs._forms import every_form
 from compat.specs.promotion import LEFT, RIGHT, has_reference, sample
 
 pytestmark = one_example_on_modes_and_devices()
@@ -92,3 +93,6 @@ def test_isdtype_of_every_dtype_and_kind(xp):
     for name in xp.sample(dtypes.available()):
         for kind in KINDS:
             xp.check("isdtype", DType(name), kind)
+
+
+test_every_form_of_every_parameter = every_form("dtypes")

@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 from compat.core import ops
 from compat.core.strategies import arrays, input_classes, one_example_on_modes_and_devices
+from compat.specs._forms import every_form
 
 pytestmark = one_example_on_modes_and_devices()
 
@@ -93,3 +94,6 @@ def test_frequencies_and_shifts(xp):
     a tuple (bit for bit): every row, a row's share of them on devices and modes."""
     for name, args, kwargs in xp.sample(FREQUENCIES + SHIFTS):
         xp.check(name, *args, **kwargs)
+
+
+test_every_form_of_every_parameter = every_form("fft")

@@ -23,12 +23,13 @@ from hypothesis.extra import numpy as hnp
 from compat.core import ops
 from compat.core.source import backend_array
 from compat.core.strategies import arrays, dtype_names, input_classes, shapes
+from compat.specs._forms import every_form
 
 MAX_SIDE = 4
 
 
 def any_arrays(shape):
-    return dtype_names().flatmap(lambda name: arrays(name, shape))
+    return dtype_names().flatmap(lambda name: arrays(name, shape, op="getitem"))
 
 
 def nested_tuple(array):
@@ -172,7 +173,7 @@ def mixed_indices(draw, layout):
 def test_advanced_indices_mixed_with_slices(xp, layout, data):
     """x[a, :, b] puts the broadcast index dimensions first; x[:, a, b] keeps them in place."""
     shape, index = data.draw(mixed_indices(layout), label="index")
-    x = data.draw(arrays("int32", shape), label="x")
+    x = data.draw(arrays("int32", shape, op="getitem"), label="x")
     xp.check("getitem", x, index)
 
 
@@ -196,7 +197,7 @@ def boolean_masks(draw, shape):
 def test_boolean_masks(xp, data):
     """A mask selects where it is True: over all or the leading dimensions, as a tuple or list element, or 0-d."""
     shape = data.draw(hnp.array_shapes(min_dims=1, max_dims=3, min_side=0, max_side=MAX_SIDE), label="shape")
-    x = data.draw(arrays("float32", shape), label="x")
+    x = data.draw(arrays("float32", shape, op="getitem"), label="x")
     xp.check("getitem", x, data.draw(boolean_masks(shape), label="mask"))
 
 
@@ -254,11 +255,12 @@ WRITE_BOUNDS = {"in bounds": False, "out of bounds": True}
 
 
 @st.composite
-def updates(draw, outside: bool):
-    """x, an integer-array index into x's leading dimensions (duplicates likely), and values;
-    ``outside``: one of the indices lies beyond its axis, on either side."""
+def updates(draw, outside: bool, op: str = "setitem"):
+    """x, an integer-array index into x's leading dimensions (duplicates likely), and values
+    (pairwise distinct where they fit: which duplicate write lands shows); ``outside``: one of the
+    indices lies beyond its axis, on either side."""
     shape = draw(shapes(min_dims=1, max_dims=3, min_side=1, max_side=MAX_SIDE), label="shape")
-    x = draw(arrays("float32", shape, elements=st.integers(-4, 4).map(float)), label="x")
+    x = draw(arrays("float32", shape, op=op), label="x")
     dims = draw(st.integers(1, len(shape)), label="indexed dims")
     count = draw(st.integers(1, 4), label="index length")
     index = [
@@ -270,9 +272,7 @@ def updates(draw, outside: bool):
         index[axis][draw(st.integers(0, count - 1), label="position out of bounds")] = draw(
             out_of_bounds(shape[axis]), label="index out of bounds"
         )
-    values = draw(
-        arrays("float32", (count,) + shape[dims:], elements=st.integers(1, 9).map(float)), label="values"
-    )
+    values = draw(arrays("float32", (count,) + shape[dims:], op=op), label="values")
     return x, tuple(index), values
 
 
@@ -282,7 +282,7 @@ def updates(draw, outside: bool):
 def test_functional_update_with_duplicate_indices(xp, op, indices, data):
     """set_at: an updated copy, the last write to a duplicate index wins; add_at: duplicates accumulate
     (np.add.at); an index beyond its axis raises IndexError, as it does when reading."""
-    x, index, values = data.draw(updates(WRITE_BOUNDS[indices]), label="update")
+    x, index, values = data.draw(updates(WRITE_BOUNDS[indices], op), label="update")
     xp.check(op, x, index, values)
 
 
@@ -294,11 +294,62 @@ def test_item_assignment_mutates_in_place(xp, indices, data):
     xp.check("setitem", x, index, values)
 
 
+KEYS = (
+    "an integer",
+    "a slice with a negative step",
+    "an empty selection",
+    "a boolean mask",
+    "an integer array",
+    "Ellipsis and None",
+)
+
+
+@st.composite
+def assignment_key(draw, shape, kind: str):
+    """A key of one kind into an array of ``shape`` (rank 1 or more, every side 1 or more)."""
+    axis = draw(st.integers(0, len(shape) - 1), label="axis")
+    side, before = shape[axis], (slice(None),) * axis
+    if kind == "an integer":
+        return before + (draw(st.integers(-side, side - 1), label="integer"),)
+    if kind == "a slice with a negative step":
+        start = draw(st.none() | st.integers(-side, side - 1), label="start")
+        return before + (slice(start, None, -draw(st.integers(1, 2), label="step")),)
+    if kind == "an empty selection":
+        return before + (draw(st.sampled_from([slice(1, 1), slice(2, 0)]), label="empty slice"),)
+    if kind == "a boolean mask":
+        return draw(hnp.arrays(np.bool_, shape[: axis + 1]), label="mask")
+    if kind == "an integer array":
+        length = draw(st.integers(0, 3), label="length")
+        return before + (draw(hnp.arrays(np.intp, (length,), elements=st.integers(-side, side - 1))),)
+    leading = (Ellipsis, None)[: draw(st.integers(1, 2), label="items")]  # x[..., None, i]
+    return leading + (draw(st.integers(-shape[-1], shape[-1] - 1), label="last axis"),)
+
+
+@input_classes("key", KEYS)
+@given(data=st.data())
+def test_item_assignment_with_every_key_kind(xp, key, data):
+    """x[key] = value writes the selection in place, for every kind of key (an integer, a slice
+    stepping backwards, an empty selection, a boolean mask, an integer array, Ellipsis with None),
+    value an array of the selection's shape (or one that broadcasts to it) or a Python scalar of x's
+    kind (the standard: int, float, complex, bool where the dtype holds it)."""
+    dtype = data.draw(st.sampled_from(("float32", "int32", "bool", "complex64")), label="dtype")
+    shape = data.draw(shapes(min_dims=1, max_dims=3, min_side=1, max_side=MAX_SIDE), label="shape")
+    x = data.draw(arrays(dtype, shape, op="setitem"), label="x")
+    index = data.draw(assignment_key(shape, key), label="key")
+    selected = x[index].shape
+    if data.draw(st.booleans(), label="a Python scalar"):
+        value = {"float32": 2.5, "int32": 7, "bool": True, "complex64": 1 - 2j}[dtype]
+    else:
+        trailing = selected[data.draw(st.integers(0, len(selected)), label="value drops leading axes") :]
+        value = data.draw(arrays(dtype, trailing, op="setitem"), label="value")
+    xp.check("setitem", x, index, value)
+
+
 @given(data=st.data())
 def test_take_and_take_along_axis(xp, data):
     """take(x, i, axis) and take_along_axis(x, i, axis) select like NumPy."""
     shape = data.draw(shapes(min_dims=1, max_dims=3, min_side=1, max_side=MAX_SIDE), label="shape")
-    x = data.draw(arrays("int32", shape), label="x")
+    x = data.draw(arrays("int32", shape, op="take"), label="x")
     axis = data.draw(st.integers(0, len(shape) - 1), label="axis")
     side = shape[axis]
     flat = data.draw(
@@ -318,7 +369,7 @@ def test_put_along_axis(xp, indices, data):
     """put_along_axis on a copy writes values at indices along an axis; the last of duplicate writes wins;
     an index beyond the axis raises IndexError."""
     shape = data.draw(shapes(min_dims=1, max_dims=3, min_side=1, max_side=MAX_SIDE), label="shape")
-    x = data.draw(arrays("float32", shape, elements=st.integers(-4, 4).map(float)), label="x")
+    x = data.draw(arrays("float32", shape, op="put_along_axis"), label="x")
     axis = data.draw(st.integers(0, len(shape) - 1), label="axis")
     side = shape[axis]
     along_shape = shape[:axis] + (data.draw(st.integers(1, 3), label="along size"),) + shape[axis + 1 :]
@@ -328,7 +379,7 @@ def test_put_along_axis(xp, indices, data):
             st.tuples(*(st.integers(0, n - 1) for n in along_shape)), label="position out of bounds"
         )
         along[where] = data.draw(out_of_bounds(side), label="index out of bounds")
-    values = data.draw(arrays("float32", along_shape, elements=st.integers(5, 9).map(float)), label="values")
+    values = data.draw(arrays("float32", along_shape, op="put_along_axis"), label="values")
     xp.check("put_along_axis", x, along, values, axis=axis)
 
 
@@ -347,3 +398,6 @@ SEED = np.arange(24).reshape(2, 3, 4)
 def test_seed_examples(xp, index):
     """The indexing examples TensorFlow NumPy users start from, on arange(24).reshape(2, 3, 4)."""
     xp.check("getitem", SEED, index)
+
+
+test_every_form_of_every_parameter = every_form("indexing")

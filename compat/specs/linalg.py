@@ -20,6 +20,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from compat.core.strategies import arrays, examples, input_classes, one_example_on_modes_and_devices
+from compat.specs._forms import every_form
 
 pytestmark = one_example_on_modes_and_devices()
 
@@ -209,13 +210,15 @@ def test_vectors(xp, data):
     axis = data.draw(st.sampled_from([-1, -2]), label="axis")
     shape = (3, 2) if axis == -2 else (2, 3)
     x1 = data.draw(
-        arrays(numeric, shape, elements=VALUES if numeric[0] in "fc" else st.integers(-8, 8)), label="x1"
+        arrays(numeric, shape, elements=VALUES if numeric[0] in "fc" else st.integers(-8, 8), op="vecdot"),
+        label="x1",
     )
     x2 = data.draw(
         arrays(
             numeric,
             shape[1:] if axis == -1 else shape,
             elements=VALUES if numeric[0] in "fc" else st.integers(-8, 8),
+            op="vecdot",
         ),
         label="x2",
     )
@@ -265,3 +268,6 @@ def test_integer_matrices(xp):
     integer), against each backend's: every row, a row's share of them on devices and modes."""
     for name, args, kwargs in xp.sample(INTEGER_CASES):
         xp.check(name, *args, **kwargs)
+
+
+test_every_form_of_every_parameter = every_form("linalg")

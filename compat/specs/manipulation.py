@@ -24,6 +24,7 @@ from compat.core.strategies import (
     one_example_on_modes_and_devices,
     ranked_broadcastable_shapes,
 )
+from compat.specs._forms import every_form
 
 pytestmark = one_example_on_modes_and_devices()
 
@@ -60,10 +61,10 @@ def promotes(*names: str) -> bool:
     return True
 
 
-def joined(data, shapes, names):
+def joined(data, shapes, names, op):
     """The arrays to join, as one argument: each is converted to the backend's array."""
     return tuple(
-        backend_array(data.draw(arrays(d, s), label=f"array {n}"))
+        backend_array(data.draw(arrays(d, s, op=op), label=f"array {n}"))
         for n, (s, d) in enumerate(zip(shapes, names))
     )
 
@@ -77,7 +78,7 @@ def test_concatenate_joins_and_promotes(xp, axis, data):
     names = promoting_dtypes(data, count)
     if axis == "axis None":
         shapes = [data.draw(any_shapes(max_dims=3), label=f"shape {n}") for n in range(count)]
-        xp.check("concatenate", joined(data, shapes, names), axis=None)
+        xp.check("concatenate", joined(data, shapes, names, "concatenate"), axis=None)
         return
     shape = list(data.draw(any_shapes(min_dims=1), label="shape"))
     along = axis_of(data, len(shape), axis)
@@ -85,7 +86,7 @@ def test_concatenate_joins_and_promotes(xp, axis, data):
     for n in range(count):
         shape[along] = data.draw(st.integers(0, MAX_SIDE), label=f"size {n} along the axis")
         shapes.append(tuple(shape))
-    xp.check("concatenate", joined(data, shapes, names), axis=along)
+    xp.check("concatenate", joined(data, shapes, names, "concatenate"), axis=along)
 
 
 @input_classes("axis", SIGNS, share=SHARE)
@@ -96,7 +97,7 @@ def test_stack_joins_along_a_new_axis_and_promotes(xp, axis, data):
     count = data.draw(st.integers(1, 3), label="arrays")
     shape = data.draw(any_shapes(), label="shape")
     along = axis_of(data, len(shape) + 1, axis)
-    xp.check("stack", joined(data, [shape] * count, promoting_dtypes(data, count)), axis=along)
+    xp.check("stack", joined(data, [shape] * count, promoting_dtypes(data, count), "stack"), axis=along)
 
 
 @input_classes("axis", SIGNS, share=SHARE)
@@ -108,7 +109,7 @@ def test_unstack_splits_along_an_axis(xp, axis, data):
     shape = list(data.draw(any_shapes(min_dims=1), label="shape"))
     along = axis_of(data, len(shape), axis)
     shape[along] = shape[along] or 1
-    x = data.draw(arrays(data.draw(dtype_names(), label="dtype"), tuple(shape)), label="x")
+    x = data.draw(arrays(data.draw(dtype_names(), label="dtype"), tuple(shape), op="unstack"), label="x")
     xp.check("unstack", x, axis=along)
 
 
@@ -133,7 +134,7 @@ def axes_of(data, rank: int, which: str):
 def test_flip_reverses_along_axes(xp, axes, data):
     """flip(x, axis) reverses the order along one axis, several, or (None) every axis, 0-d x too."""
     shape = data.draw(any_shapes(min_dims=0 if axes == "axis None" else 1), label="shape")
-    x = data.draw(arrays(data.draw(dtype_names(), label="dtype"), shape), label="x")
+    x = data.draw(arrays(data.draw(dtype_names(), label="dtype"), shape, op="flip"), label="x")
     xp.check("flip", x, axis=axes_of(data, x.ndim, axes))
 
 
@@ -143,7 +144,7 @@ def test_roll_shifts_cyclically(xp, axes, data):
     """roll(x, shift, axis) shifts elements cyclically (either way, beyond the size too) along
     the axes; axis=None rolls the flattened array and gives back x's shape."""
     shape = data.draw(any_shapes(min_dims=0 if axes == "axis None" else 1), label="shape")
-    x = data.draw(arrays("int32", shape), label="x")
+    x = data.draw(arrays("int32", shape, op="roll"), label="x")
     along = axes_of(data, x.ndim, axes)
     shifts = st.integers(-5, 5)
     if isinstance(along, tuple):
@@ -158,7 +159,7 @@ def test_roll_shifts_cyclically(xp, axes, data):
 def test_moveaxis_moves_axes(xp, axes, data):
     """moveaxis(x, source, destination) puts each source axis at its destination, the others
     keeping their order; negative axes count from the end."""
-    x = data.draw(arrays("int32", any_shapes(min_dims=1)), label="x")
+    x = data.draw(arrays("int32", any_shapes(min_dims=1), op="moveaxis"), label="x")
     if axes == "tuple of axes":
         source = axes_of(data, x.ndim, axes)
         destination = tuple(data.draw(st.permutations(range(x.ndim)), label="destination")[: len(source)])
@@ -185,7 +186,7 @@ def test_squeeze_removes_size_one_axes(xp, axes, data):
         shape[a] = 1
     if axes == "axis not of size 1":
         shape[named[0]] = data.draw(st.sampled_from([0, 2, 3]), label="size of the named axis")
-    x = data.draw(arrays("float32", tuple(shape)), label="x")
+    x = data.draw(arrays("float32", tuple(shape), op="squeeze"), label="x")
     xp.check("squeeze", x, which)
 
 
@@ -194,7 +195,7 @@ def test_squeeze_removes_size_one_axes(xp, axes, data):
 def test_expand_dims_inserts_size_one_axes(xp, axes, data):
     """expand_dims(x, axis) inserts a size-1 axis at each position, counted in the result's rank
     (so -1 appends one); a tuple inserts several (standard 2025.12)."""
-    x = data.draw(arrays("float32", any_shapes(max_dims=3)), label="x")
+    x = data.draw(arrays("float32", any_shapes(max_dims=3), op="expand_dims"), label="x")
     if axes == "tuple of axes":
         count = data.draw(st.integers(1, 2), label="new axes")
         rank = x.ndim + count
@@ -213,7 +214,7 @@ def test_expand_dims_inserts_size_one_axes(xp, axes, data):
 def test_tile_repeats_the_whole_array(xp, repetitions, data):
     """tile(x, repetitions) repeats x along each axis; fewer repetitions than axes apply to the
     last axes, more add leading axes; a repetition of 0 empties its axis."""
-    x = data.draw(arrays("int16", any_shapes(max_dims=3)), label="x")
+    x = data.draw(arrays("int16", any_shapes(max_dims=3), op="tile"), label="x")
     count = {"fewer than the rank": x.ndim - 1, "as many as the rank": x.ndim}.get(repetitions, x.ndim + 1)
     reps = data.draw(
         st.lists(st.integers(0, 3), min_size=max(count, 0), max_size=max(count, 0)), label="reps"
@@ -226,7 +227,7 @@ def test_tile_repeats_the_whole_array(xp, repetitions, data):
 def test_repeat_repeats_each_element(xp, repeats, data):
     """repeat(x, repeats, axis) repeats each element along axis (None: of the flattened x), an
     int as often for each, an integer array element by element (0 drops one)."""
-    x = data.draw(arrays("float32", any_shapes(min_dims=1, max_dims=3)), label="x")
+    x = data.draw(arrays("float32", any_shapes(min_dims=1, max_dims=3), op="repeat"), label="x")
     if repeats == "array of repeats":
         axis = axis_of(data, x.ndim, "non-negative axis")
         counts = data.draw(arrays("int64", (x.shape[axis],), elements=st.integers(0, 3)), label="repeats")
@@ -246,7 +247,7 @@ def test_broadcast_arrays_stretch_to_one_shape(xp, ranks, data):
         label="shapes",
     )
     a, b = (
-        data.draw(arrays(data.draw(dtype_names(), label="dtype"), s), label=f"x{n}")
+        data.draw(arrays(data.draw(dtype_names(), label="dtype"), s, op="broadcast_arrays"), label=f"x{n}")
         for n, s in enumerate(shapes)
     )
     xp.check("broadcast_arrays", a, b)
@@ -261,7 +262,7 @@ def test_reshape_infers_minus_one_and_honours_copy(xp, shape, data):
     """reshape(x, shape) keeps the elements in C order; one -1 is inferred from the others (0 where
     the array is empty and the others allow it); copy=True and copy=False (no copy is needed for a
     fresh array) are the standard's keyword."""
-    x = data.draw(arrays("float32", any_shapes(max_dims=3)), label="x")
+    x = data.draw(arrays("float32", any_shapes(max_dims=3), op="reshape"), label="x")
     target = list(data.draw(st.permutations(x.shape), label="new order")) if x.ndim else []
     if shape == "-1 inferred" and target and (x.size or len(target) == 1):
         target[data.draw(st.integers(0, len(target) - 1), label="inferred axis")] = -1
@@ -275,7 +276,7 @@ def test_reshape_infers_minus_one_and_honours_copy(xp, shape, data):
 def test_an_axis_beyond_the_rank_raises(xp, op, data):
     """An axis outside [-rank, rank) (expand_dims: of the result's rank) is an error, as NumPy raises one."""
     # squeeze of a 0-d array: NumPy accepts axis 0 and -1 (its old scalar rule), the standard no axis
-    x = data.draw(arrays("float32", any_shapes(min_dims=op == "squeeze", max_dims=3)), label="x")
+    x = data.draw(arrays("float32", any_shapes(min_dims=op == "squeeze", max_dims=3), op=op), label="x")
     rank = x.ndim + (op == "expand_dims")
     beyond = data.draw(st.sampled_from([rank, rank + 1, -rank - 1]), label="axis")
     xp.check(op, x, beyond)
@@ -288,8 +289,14 @@ def test_permute_dims_reorders_axes(xp, axes, data):
     of all of x's axes (negative ones count from the end); matrix_transpose swaps the last two axes
     of a stack of matrices."""
     if axes == "matrix_transpose":
-        xp.check("matrix_transpose", data.draw(arrays("float32", any_shapes(min_dims=2)), label="x"))
+        xp.check(
+            "matrix_transpose",
+            data.draw(arrays("float32", any_shapes(min_dims=2), op="matrix_transpose"), label="x"),
+        )
         return
-    x = data.draw(arrays("int32", any_shapes()), label="x")
+    x = data.draw(arrays("int32", any_shapes(), op="transpose"), label="x")
     order = data.draw(st.permutations(range(x.ndim)), label="axes")
     xp.check("transpose", x, tuple(a - x.ndim if axes == "negative axes" else a for a in order))
+
+
+test_every_form_of_every_parameter = every_form("manipulation")

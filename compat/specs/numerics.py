@@ -7,8 +7,9 @@ them by the operation's bound (compat.judge.oracle): correctly rounded operation
 within a few ULPs of a reference computed in wider precision. A backend whose CPU flushes subnormals to
 zero shows that under its own signature (``subnormal`` -> ``flushed``). Where NumPy itself leaves the
 result open (integer division by zero gives 0 with a warning, a float converted to an int it does not
-fit), the backends are surveyed instead of judged. Conversions (``astype``) run on fixed tables, one array
-per case, so that each pair of dtypes costs one call (and JAX one compilation) per case.
+fit), the backends are surveyed instead of judged. Conversions (``astype``) run on fixed tables
+(compat.specs._conversions makes the float ones' cases), one array per case, so that each pair of
+dtypes costs one call (and JAX one compilation) per case.
 """
 
 import numpy as np
@@ -25,6 +26,7 @@ from compat.core.strategies import (
     moderate_elements,
     operation_params,
 )
+from compat.specs._conversions import exactly, narrowing_cases, widening_case
 
 FLOATS = dtypes.REAL_FLOAT
 # every elementwise function of the standard taking real floats (clip, of three arrays, aside)
@@ -76,10 +78,10 @@ def integer_limits(name: str) -> list[int]:
 def check_special_values(xp, op: str, values: str, data) -> None:
     dtype = data.draw(st.sampled_from(FLOATS), label="dtype")
     size = data.draw(st.sampled_from(SIZES), label="size")
-    operands = [data.draw(arrays(dtype, (size,), elements=class_elements(dtype, values)), label="x0")]
+    operands = [data.draw(arrays(dtype, (size,), elements=class_elements(dtype, values), op=op), label="x0")]
     if ops.get(op).arity == 2:
         either = st.one_of(class_elements(dtype, values), any_elements(dtype))
-        operands.append(data.draw(arrays(dtype, (size,), elements=either), label="x1"))
+        operands.append(data.draw(arrays(dtype, (size,), elements=either, op=op), label="x1"))
     xp.check(op, *operands)
 
 
@@ -363,96 +365,6 @@ def test_mixed_precision_policy_survey(xp):
 # -- conversions -------------------------------------------------------------------
 
 
-def exactly(name: str, values) -> np.ndarray:
-    """``values`` (Python numbers, each exactly representable in ``name``) as an array of ``name``."""
-    if name in dtypes.INTEGER or name == "bool":
-        return np.array(values, dtype=object).astype(dtypes.to_numpy(name))
-    array = np.array(values, dtype=np.float64)
-    converted = array.astype(dtypes.to_numpy(name))
-    assert np.array_equal(converted.astype(np.float64), array, equal_nan=True), (name, values)
-    return converted
-
-
-def gap(value: float, name: str) -> float:
-    """The spacing of ``name`` floats in the binade of ``value``."""
-    return float(dtypes.ulp(np.float64(value), name))
-
-
-def narrowing_cases(source: str, target: str) -> dict[str, tuple[np.ndarray, str, bool]]:
-    """float ``source`` -> narrower ``target``: each case one array (label -> (x, dtype, bit for bit)).
-    The frameworks convert float64 to float16 and bfloat16 through float32, so the values
-    beside the ties are ones float32 keeps; values float32 rounds onto a tie are a case of
-    their own (NumPy rounds float64 to float16 once, and to bfloat16 through float32)."""
-    info, one = dtypes.finfo(target), dtypes.eps(target)
-    big, tiny, least = float(info.max), float(info.smallest_normal), float(info.smallest_subnormal)
-    via = source if target == "float32" else "float32"
-
-    def step(v):  # the gap of the values beside v (in float32 where the frameworks go through it)
-        return gap(v, via)
-
-    top = big + gap(big, target) / 2  # the tie between the largest float and the next power of two: inf
-    cases = {
-        "ties, overflow and special values": (
-            [
-                1 + one / 2,
-                1 + 3 * one / 2,
-                1 + one / 2 + step(1),
-                1 + one / 2 - step(1),
-                -(2 - one / 4),
-                big,
-                -big,
-                top,
-                -top,
-                top - step(big),
-                float(dtypes.finfo(source).max),
-                np.nan,
-                np.inf,
-                -np.inf,
-                -0.0,
-                -least / 4,
-            ],
-            True,
-        ),
-        "results below the normal range": (
-            [
-                tiny / 2,
-                least,
-                least / 2,
-                3 * least / 2,
-                least / 2 + step(least / 2),
-                tiny - least / 2,
-                least / 4,
-                -(tiny / 2 + least),
-            ],
-            False,
-        ),
-    }
-    if source == "float64" and via == "float32":
-
-        def nudge(v):  # lost in float32, which rounds v - nudge and v + nudge onto the tie v
-            return gap(v, target) / 2**30
-
-        above, below = [1 + one / 2, least / 2, 2**10 * (1 + one / 2)], [1 + 3 * one / 2, 3 * least / 2, top]
-        cases["ties float32 rounds onto"] = (
-            [t + nudge(t) for t in above]
-            + [t - nudge(t) for t in below]
-            + [-(1 + one / 2 + nudge(1)), -(top - nudge(top))],
-            False,
-        )
-    return {
-        f"{source} -> {target}: {label}": (exactly(source, values), target, exact)
-        for label, (values, exact) in cases.items()
-    }
-
-
-def widening_case(source: str, target: str) -> dict[str, tuple[np.ndarray, str, bool]]:
-    """float ``source`` -> wider ``target``: exact, the source's subnormals and extremes too."""
-    info = dtypes.finfo(source)
-    big, tiny, least = float(info.max), float(info.smallest_normal), float(info.smallest_subnormal)
-    values = [least, -least, tiny / 2, big, -big, np.nan, -np.inf, -0.0]
-    return {f"{source} -> {target}: exact": (exactly(source, values), target, False)}
-
-
 FLOAT_CONVERSIONS = {
     **{
         label: case
@@ -598,3 +510,62 @@ def test_float_to_integer_out_of_range_survey(xp):
         xp.observe(
             "float to integer conversion out of range", row, xp.survey.outcome_of("astype", x, dtype=dtype)
         )
+
+
+# -- rounding by sign and size ------------------------------------------------------------
+#
+# The operations that round (Op.values "negative": floor_divide and remainder, floor, ceil, trunc,
+# round) agree with their mistakes on positive moderate operands: toward zero is floor there, and a
+# remainder computed as fmod has the dividend's sign, which is the divisor's. Each class their rules
+# distinguish is drawn in turn: the signs of the two operands, and a dividend far larger than its
+# divisor (x - floor(x / y) * y loses the remainder there, fmod does not); halves and non-integers
+# below zero for the functions of one operand (round's ties go to even, floor and ceil away from or
+# toward zero by sign).
+
+ROUNDING = [
+    op
+    for op in ops.select(elementwise=True)
+    if "negative" in ops.get(op).values and ops.get(op).group != "operator"
+]
+BINARY_ROUNDING = [op for op in ROUNDING if ops.get(op).arity == 2]
+UNARY_ROUNDING = [op for op in ROUNDING if ops.get(op).arity == 1]
+SIGN_CLASSES = {
+    "x1 < 0 < x2": (-1, 1),
+    "x2 < 0 < x1": (1, -1),
+    "both negative": (-1, -1),
+    "a large dividend": (0, 0),  # |x1| up to 2**60 (floats: 1e30) over a small x2 of either sign
+}
+
+
+@input_classes("signs", SIGN_CLASSES)
+@given(data=st.data())
+def test_rounding_rules_by_sign_and_size(xp, signs, data):
+    """floor_divide and remainder round the quotient toward -infinity, so the remainder has the
+    divisor's sign: for each class of signs and a dividend far larger than the divisor; floor, ceil,
+    trunc and round of negative halves and non-integers (on every example)."""
+    dtype = data.draw(st.sampled_from(("float32", "float64", "int32", "int64")), label="dtype")
+    size = data.draw(st.integers(1, 4), label="size")
+    sign1, sign2 = SIGN_CLASSES[signs]
+    if signs == "a large dividend":
+        big = 1e30 if dtype.startswith("float") else 2**60 if dtype == "int64" else 2**30
+        x1 = np.array(
+            data.draw(st.lists(st.integers(1, 1000), min_size=size, max_size=size), label="x1"),
+            dtype=np.float64,
+        )
+        x1 = (x1 * big / 1000 * np.array(data.draw(st.sampled_from([1, -1]), label="x1 sign"))).astype(dtype)
+        x2 = np.array(
+            data.draw(st.lists(st.sampled_from([3, 7, -3, -7]), min_size=size, max_size=size), label="x2")
+        )
+    else:
+        magnitudes = (
+            st.integers(1, 40) if dtype.startswith("int") else st.integers(1, 80).map(lambda n: n / 4)
+        )
+        x1 = sign1 * np.array(data.draw(st.lists(magnitudes, min_size=size, max_size=size), label="x1"))
+        x2 = sign2 * np.array(data.draw(st.lists(magnitudes, min_size=size, max_size=size), label="x2"))
+    x1, x2 = x1.astype(dtype), x2.astype(dtype)
+    for op in xp.sample(BINARY_ROUNDING, least=2):
+        xp.check(op, x1, x2)
+    if dtype.startswith("float"):
+        halves = np.array([-2.5, -1.5, -0.5, -0.25, -3.75, 0.5, 1.5, 2.5], dtype=dtype)
+        for op in xp.sample(UNARY_ROUNDING, least=2):
+            xp.check(op, np.concatenate([halves, x1]))

@@ -31,10 +31,11 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from compat.core import dtypes, ops
+from compat.core.domain import in_domain
 from compat.core.strategies import (
     arrays,
-    input_classes,
     one_example_on_modes_and_devices,
+    operation_classes,
     python_scalars,
     shapes,
 )
@@ -53,11 +54,17 @@ CONVERSIONS = [
 ATTRIBUTES = [op for op in OPERATORS if "{0}." in op.spelling]
 # the specs without input classes draw a quarter of the profile's examples (the table meets every form)
 FEWER = settings(max_examples=max(10, settings.default.max_examples // 4))
+QUARTER = 0.25  # the same share, for a spec with a param per operator form (operation_classes)
+
+
+def names(forms) -> list[str]:
+    return [op.name for op in forms]
 
 
 def takes(op) -> list[str]:
-    """The dtypes an operator's array operands take here (NumPy's own: bfloat16 left out)."""
-    return [d for d in dtypes.CATEGORIES[op.takes] if d != "bfloat16" and d in dtypes.available()]
+    """The dtypes an operator's array operands take here: NumPy's domain, the standard's category
+    and what NumPy computes beside it (``mask + 1``, ``mask < 1``); bfloat16 left out."""
+    return [d for d in in_domain(op.name) if d != "bfloat16"]
 
 
 def symbol(op) -> str:
@@ -122,31 +129,38 @@ PAIRS = {
     "array op Python scalar": "forward",
     "Python scalar op array": "reflected",
 }
+BINARY_FORMS = {
+    operands: names(REFLECTED if how == "reflected" else FORWARD) for operands, how in PAIRS.items()
+}
 
 
-@input_classes("operands", PAIRS)
+@operation_classes("operands", BINARY_FORMS)
 @given(data=st.data())
-def test_binary_operators(xp, operands, data):
+def test_binary_operators(xp, operands, op, data):
     """x op y has NumPy's dtype and values: two arrays promote by dtype and broadcast; a Python
     scalar on either side is weak (it takes the array's dtype, and an int beyond it is an
-    OverflowError in arithmetic but compares exactly)."""
-    op = data.draw(
-        st.sampled_from(REFLECTED if PAIRS[operands] == "reflected" else FORWARD), label="operator"
-    )
+    OverflowError in arithmetic but compares exactly). Each operator form of each class is a param
+    of its own (on a mode or device row, the row's share of a class's forms), on operands drawn
+    for it (its value facts: negative ones for // and %)."""
+    binary_operator(xp, ops.get(op), PAIRS[operands], data)
+
+
+def binary_operator(xp, op, operands: str, data) -> None:
     dtype = data.draw(st.sampled_from(takes(op)), label="x dtype")
-    if PAIRS[operands] == "arrays":
+    if operands == "arrays":
         shape_x, shape_y = data.draw(
             hnp.mutually_broadcastable_shapes(num_shapes=2, min_dims=1, max_dims=3, max_side=3),
             label="shapes",
         ).input_shapes
-        x = data.draw(arrays(dtype, shape_x), label="x")
-        y = data.draw(arrays(data.draw(st.sampled_from(takes(op)), label="y dtype"), shape_y), label="y")
+        x = data.draw(arrays(dtype, shape_x, op=op.name), label="x")
+        y_dtype = data.draw(st.sampled_from(takes(op)), label="y dtype")
+        y = data.draw(arrays(y_dtype, shape_y, op=op.name), label="y")
         xp.check(op.name, x, safe(op, y))
         return
-    x = data.draw(arrays(dtype, shapes(max_dims=2)), label="x")
+    x = data.draw(arrays(dtype, shapes(max_dims=2), op=op.name), label="x")
     kind = data.draw(st.sampled_from([bool, int, float, complex]), label="scalar kind")
     scalar = data.draw(moderate_scalars(kind, dtype), label="scalar")
-    if PAIRS[operands] == "reflected":  # the array is the divisor, the shift, the exponent
+    if operands == "reflected":  # the array is the divisor, the shift, the exponent
         xp.check(op.name, safe(op, x), scalar)
     else:
         xp.check(op.name, x, safe(op, scalar))
@@ -179,24 +193,32 @@ def in_place_pairs(name: str, wanted: str) -> list[tuple[str, str]]:
     ]
 
 
-@input_classes("result", IN_PLACE_CLASSES)
+@operation_classes(
+    "result",
+    {result: [o.name for o in IN_PLACE if in_place_pairs(o.name, result)] for result in IN_PLACE_CLASSES},
+)
 @given(data=st.data())
-def test_in_place_operators(xp, result, data):
+def test_in_place_operators(xp, result, op, data):
     """x op= y leaves x with NumPy's values in x's dtype: written back when the result keeps x's
-    dtype or narrows within its kind, a TypeError when it would change the kind (int32 += 1.5)."""
-    op = data.draw(st.sampled_from([o for o in IN_PLACE if in_place_pairs(o.name, result)]), label="operator")
+    dtype or narrows within its kind, a TypeError when it would change the kind (int32 += 1.5).
+    Each in-place form of each class is a param of its own (a mode or device row, its share)."""
+    in_place_operator(xp, ops.get(op), result, data)
+
+
+def in_place_operator(xp, op, result: str, data) -> None:
     x_dtype, y_kind = data.draw(st.sampled_from(in_place_pairs(op.name, result)), label="dtypes")
     shape = data.draw(shapes(max_dims=2), label="shape")
-    x = data.draw(arrays(x_dtype, shape), label="x")
+    x = data.draw(arrays(x_dtype, shape, op=op.name), label="x")
     if y_kind in REPRESENTATIVE:
         kind = {"py:bool": bool, "py:int": int, "py:float": float, "py:complex": complex}[y_kind]
         y = data.draw(
-            moderate_scalars(kind, x_dtype).filter(lambda v: not isinstance(v, int) or abs(v) <= 8), label="y"
+            moderate_scalars(kind, x_dtype).filter(lambda v: not isinstance(v, int) or abs(v) <= 8),
+            label="y",
         )
         y = safe(op, y)
     else:  # y broadcasts to x's shape (the result must keep x's shape)
         trailing = shape[data.draw(st.integers(0, len(shape)), label="y drops leading axes") :]
-        y = safe(op, data.draw(arrays(y_kind, trailing), label="y"))
+        y = safe(op, data.draw(arrays(y_kind, trailing, op=op.name), label="y"))
     xp.check(op.name, x, y)
 
 
@@ -205,39 +227,39 @@ def test_in_place_operators(xp, result, data):
 SIZES = {"0-d": (0, 0, 1), "one element, 1-d or more": (1, 3, 1), "several elements": (1, 2, 3)}
 
 
-@input_classes("size", SIZES)
+@operation_classes("size", {size: names(CONVERSIONS) for size in SIZES})
 @given(data=st.data())
-def test_conversions_to_python_numbers(xp, size, data):
+def test_conversions_to_python_numbers(xp, size, op, data):
     """bool(x), int(x), float(x), complex(x) and operator.index(x) give NumPy's Python number for a
     0-d array (int toward zero; TypeError for complex to int or float, and for index of a non-integer
-    dtype), still convert one-element arrays, and raise for arrays of several elements."""
-    op = data.draw(st.sampled_from(CONVERSIONS), label="conversion")
+    dtype), still convert one-element arrays, and raise for arrays of several elements; each
+    conversion of each size a param of its own."""
     min_dims, max_dims, side = SIZES[size]
     shape = data.draw(
         shapes(min_dims=min_dims, max_dims=max_dims, min_side=side, max_side=side), label="shape"
     )
     dtype = data.draw(st.sampled_from([d for d in dtypes.available() if d != "bfloat16"]), label="dtype")
-    xp.check(op.name, data.draw(arrays(dtype, shape), label="x"))
+    xp.check(op, data.draw(arrays(dtype, shape), label="x"))
 
 
-@FEWER
+@operation_classes(None, names(UNARY), share=QUARTER)
 @given(data=st.data())
-def test_unary_operators(xp, data):
-    """-x, +x, ~x and abs(x) keep NumPy's dtype and values (abs of complex is real)."""
-    op = data.draw(st.sampled_from(UNARY), label="operator")
-    dtype = data.draw(st.sampled_from(takes(op)), label="dtype")
-    xp.check(op.name, data.draw(arrays(dtype, shapes(max_dims=3)), label="x"))
+def test_unary_operators(xp, op, data):
+    """-x, +x, ~x and abs(x) keep NumPy's dtype and values (abs of complex is real); each form a
+    param of its own."""
+    dtype = data.draw(st.sampled_from(takes(ops.get(op))), label="dtype")
+    xp.check(op, data.draw(arrays(dtype, shapes(max_dims=3), op=op), label="x"))
 
 
-@FEWER
+@operation_classes(None, names(ATTRIBUTES), share=QUARTER)
 @given(data=st.data())
-def test_attributes(xp, data):
+def test_attributes(xp, op, data):
     """x.T reverses the axes, x.mT swaps the last two (an error below 2-d), x.shape is a tuple of
-    ints, x.ndim and x.size ints, x.dtype the dtype, x.device present; on ranks 0 to 4."""
-    op = data.draw(st.sampled_from(ATTRIBUTES), label="attribute")
+    ints, x.ndim and x.size ints, x.dtype the dtype, x.device present; on ranks 0 to 4; each
+    attribute a param of its own."""
     dtype = data.draw(st.sampled_from([d for d in dtypes.available() if d != "bfloat16"]), label="dtype")
     shape = data.draw(shapes(min_dims=0, max_dims=4, min_side=0, max_side=3), label="shape")
-    xp.check(op.name, data.draw(arrays(dtype, shape), label="x"))
+    xp.check(op, data.draw(arrays(dtype, shape, op=op), label="x"))
 
 
 @FEWER
@@ -262,10 +284,11 @@ def test_matmul_operator(xp, data):
 ITEM_UPDATES = ("__setitem_iadd__", "__setitem_isub__")
 
 
-@input_classes("indices", WRITE_BOUNDS)
+@operation_classes("indices", {bounds: list(ITEM_UPDATES) for bounds in WRITE_BOUNDS})
 @given(data=st.data())
-def test_item_in_place_add_and_subtract(xp, indices, data):
+def test_item_in_place_add_and_subtract(xp, indices, op, data):
     """x[i] += v and x[i] -= v are NumPy's buffered x[i] = x[i] + v: of duplicate indices each
-    counts once (the last write wins), an index beyond its axis raises IndexError."""
-    x, index, values = data.draw(updates(WRITE_BOUNDS[indices]), label="update")
-    xp.check(data.draw(st.sampled_from(ITEM_UPDATES), label="operator"), x, index, values)
+    counts once (the last write wins), an index beyond its axis raises IndexError; each form a
+    param of its own."""
+    x, index, values = data.draw(updates(WRITE_BOUNDS[indices], op), label="update")
+    xp.check(op, x, index, values)

@@ -14,6 +14,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from compat.core import dtypes, ops
+from compat.core.domain import in_domain
 from compat.core.strategies import (
     arrays,
     dtype_names,
@@ -23,6 +24,7 @@ from compat.core.strategies import (
     operation_params,
     python_scalars,
 )
+from compat.specs._forms import every_form
 
 # every elementwise operation of two arrays (of one), each on the dtypes its standard category takes
 BINARY = ops.elementwise_functions(arity=2)
@@ -53,8 +55,9 @@ def sample(name: str, values, shape=None) -> np.ndarray:
 @pytest.mark.parametrize("op", BINARY)
 def test_binary_operation_on_every_pair_of_dtypes(xp, op):
     """op(array of dtype A, array of dtype B) has NumPy's result dtype and values, for every A, B
-    of the category the standard says op takes (integers for a shift, real floats for atan2)."""
-    for left, right in xp.sample(dtype_pairs(in_category(ops.get(op).takes))):
+    NumPy computes op of: the category the standard says op takes (integers for a shift, real floats
+    for atan2) and NumPy's others (bool + bool, maximum of bools, atan2 of ints)."""
+    for left, right in xp.sample(dtype_pairs(in_domain(op))):
         if has_reference(left, right):
             xp.check(op, sample(left, LEFT), sample(right, RIGHT))
 
@@ -76,8 +79,8 @@ def test_where_on_every_pair_of_dtypes(xp):
 )
 def test_linear_algebra_on_every_pair_of_dtypes(xp, op):
     """matmul, tensordot, vecdot (A[2,2], B[2,2]) have NumPy's result dtype and values, for every
-    A, B of the category the standard says op takes."""
-    for left, right in xp.sample(dtype_pairs(in_category(ops.get(op).takes))):
+    A, B NumPy computes op of (the standard's category and NumPy's others)."""
+    for left, right in xp.sample(dtype_pairs(in_domain(op))):
         if has_reference(left, right):
             xp.check(op, sample(left, [1, 2, 0, 1], (2, 2)), sample(right, [1, 0, 2, 1], (2, 2)))
 
@@ -99,9 +102,10 @@ def scalar_kinds(op: str) -> list[type]:
 
 @pytest.mark.parametrize("op", ops.names("add", "true_divide", "less"))
 def test_python_scalar_with_every_dtype(xp, op):
-    """op(array of dtype A, Python scalar of kind K), in both orders, for every A and K op takes: the
-    scalar is weak (the table behind the Hypothesis spec below, so that no dtype and kind is left to chance)."""
-    for dtype in xp.sample(in_category(ops.get(op).takes)):
+    """op(array of dtype A, Python scalar of kind K), in both orders, for every A NumPy computes op of
+    and K op takes: the scalar is weak (the table behind the Hypothesis spec below, so that no dtype
+    and kind is left to chance)."""
+    for dtype in xp.sample(in_domain(op)):
         for scalar in (SCALARS[kind.__name__] for kind in scalar_kinds(op)):
             xp.check(op, sample(dtype, LEFT), scalar)
             xp.check(op, scalar, sample(dtype, LEFT))
@@ -114,9 +118,9 @@ def test_python_scalar_with_every_dtype(xp, op):
 @given(data=st.data())
 def test_array_with_python_scalar(xp, op, data):
     """An array with a Python bool/int/float/complex scalar, in both orders: the scalar is weak."""
-    dtype = data.draw(dtype_names(in_category(ops.get(op).takes)), label="array dtype")
+    dtype = data.draw(dtype_names(in_domain(op)), label="array dtype")
     kind = data.draw(st.sampled_from(scalar_kinds(op)), label="scalar kind")
-    array = data.draw(arrays(dtype, few_shapes(max_dims=2)), label="array")
+    array = data.draw(arrays(dtype, few_shapes(max_dims=2), op=op), label="array")
     scalar = data.draw(python_scalars(kind, dtype), label="scalar")
     first = data.draw(st.booleans(), label="array first")
     if op in SHIFTS:  # a shift's count: "Each element must be greater than or equal to 0"
@@ -131,11 +135,11 @@ def test_zero_dim_array_with_nd_array(xp, op, data):
     zero_dim, nd = data.draw(dtype_names(), label="0-d dtype"), data.draw(dtype_names(), label="n-d dtype")
     if not has_reference(zero_dim, nd):
         return
-    scalar_array = data.draw(arrays(zero_dim, ()), label="0-d array")
-    array = data.draw(arrays(nd, few_shapes(min_dims=1, max_dims=2)), label="n-d array")
+    scalar_array = data.draw(arrays(zero_dim, (), op=op), label="0-d array")
+    array = data.draw(arrays(nd, few_shapes(min_dims=1, max_dims=2), op=op), label="n-d array")
     args = [scalar_array, array] if data.draw(st.booleans(), label="0-d first") else [array, scalar_array]
-    if op == "where":
-        args.insert(0, np.ones(array.shape, dtype=bool))
+    if op == "where":  # a condition that picks from both: the selection shows, not only the dtype
+        args.insert(0, np.arange(array.size).reshape(array.shape) % 2 == 0)
     xp.check(op, *args)
 
 
@@ -189,7 +193,7 @@ def test_unary_function_result_dtype(xp, op, data):
     floats, abs of a complex its component's float, abs/negative/sign/floor/ceil/trunc keep the dtype,
     isnan/signbit give bools."""
     dtype = data.draw(dtype_names(unary_dtypes(op)), label="dtype")
-    xp.check(op, data.draw(arrays(dtype, few_shapes(max_dims=2)), label="x"))
+    xp.check(op, data.draw(arrays(dtype, few_shapes(max_dims=2), op=op), label="x"))
 
 
 @pytest.mark.parametrize("op", ops.names("sum", "prod", "mean", "max", "cumsum"))
@@ -210,3 +214,6 @@ def test_reduction_result_dtype(xp, op, data):
         else {"axis": axis, "keepdims": data.draw(st.booleans(), label="keepdims")}
     )
     xp.check(op, x, **kwargs)
+
+
+test_every_form_of_every_parameter = every_form("promotion")

@@ -13,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from compat.core.strategies import arrays, input_classes, one_example_on_modes_and_devices
+from compat.specs._forms import every_form
 
 pytestmark = one_example_on_modes_and_devices()
 
@@ -38,7 +39,9 @@ def test_unique_functions_count_each_nan_once_and_both_zeros_together(xp, values
         st.sampled_from(((), (3,), (5,), (2, 3), (3, 2))), label="shape"
     )  # few: JAX compiles each
     pool = [abs(int(v)) for v in FEW] if values == "integers" else list(FEW)
-    x = data.draw(arrays(dtype, shape, elements=st.sampled_from(pool)), label="x").reshape(-1)
+    x = data.draw(arrays(dtype, shape, elements=st.sampled_from(pool), op="unique_all"), label="x").reshape(
+        -1
+    )
     planted = {"NaNs": [np.nan, np.nan, 1.0], "both zeros": [-0.0, 0.0, -0.0], "integers": [0, 0]}[values]
     if x.size < len(planted):  # room for the class's values: the array grows along its last axis
         x, shape = np.zeros(len(planted), dtype=x.dtype), (len(planted),)
@@ -61,3 +64,6 @@ def test_isin(xp, data):
     if data.draw(st.booleans(), label="a Python int"):
         x1, x2 = (x1, int(x2.reshape(-1)[0])) if x2.size else (int(x1.reshape(-1)[0]), x2)
     xp.check("isin", x1, x2, invert=data.draw(st.booleans(), label="invert"))
+
+
+test_every_form_of_every_parameter = every_form("sets")

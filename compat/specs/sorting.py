@@ -24,6 +24,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from compat.core.strategies import arrays, input_classes, one_example_on_modes_and_devices
+from compat.specs._forms import every_form
 
 pytestmark = one_example_on_modes_and_devices()
 
@@ -44,19 +45,21 @@ def elements(dtype: str) -> st.SearchStrategy:
 
 
 @st.composite
-def with_lane(draw, dtype: str, axis_kind: str, min_dims: int = 1, max_dims: int = 2):
+def with_lane(
+    draw, dtype: str, axis_kind: str, op: str, min_dims: int = 1, max_dims: int = 2, least: int = 2
+):
     """An array of ``dtype`` and an axis of the kind asked for ("none", "int", "negative"); the
-    axis (the flattened array for "none") holds at least two elements. Returns (x, axis, lane):
+    axis (the flattened array for "none") holds at least ``least`` elements. Returns (x, axis, lane):
     ``lane`` is a view of the array's first lane along the axis, for the caller to plant values in."""
     shape = list(draw(hnp.array_shapes(min_dims=min_dims, max_dims=max_dims, min_side=1, max_side=3)))
     if axis_kind == "none":
         axis = None
-        shape[-1] = max(shape[-1], 2)
+        shape[-1] = max(shape[-1], least)
     else:
         axis = draw(st.integers(0, len(shape) - 1), label="axis")
-        shape[axis] = max(shape[axis], 2)
+        shape[axis] = max(shape[axis], least)
         axis = axis - len(shape) if axis_kind == "negative" else axis
-    x = draw(arrays(dtype, tuple(shape), elements=elements(dtype)), label="x")
+    x = draw(arrays(dtype, tuple(shape), elements=elements(dtype), op=op), label="x")
     lane = x.reshape(-1) if axis is None else np.moveaxis(x, axis, -1)[(0,) * (x.ndim - 1)]
     return x, axis, lane
 
@@ -78,9 +81,15 @@ def test_sort_and_argsort_order_nan_and_ties(xp, case, data):
     ties (-0.0 and 0.0 too) in their order where stable; the indices sort x where not."""
     nan = case.startswith("NaN")
     dtype = data.draw(st.sampled_from(FLOATS if nan else FLOATS + INTEGERS), label="dtype")
-    x, axis, lane = data.draw(with_lane(dtype, data.draw(st.sampled_from(["int", "negative"]))))
+    axis_kind = data.draw(st.sampled_from(["int", "negative"]))
+    # a lane of three beside NaN: room for a NaN and a tie, or for tied NaNs and a number
+    x, axis, lane = data.draw(with_lane(dtype, axis_kind, "sort", least=3 if nan else 2))
     if nan:
         plant(data.draw, lane, *[np.nan] * data.draw(st.integers(1, lane.size - 1), label="NaNs"))
+        numbers = lane[~np.isnan(lane)]
+        if numbers.size >= 2 and np.unique(numbers).size == numbers.size:  # a tie among the numbers too
+            where = np.flatnonzero(~np.isnan(lane))
+            lane[where[1]] = lane[where[0]]
     kwargs = dict(axis=axis, descending=case.endswith("descending"), stable=data.draw(st.booleans()))
     xp.check("sort", x, **kwargs)
     xp.check("argsort", x, **kwargs)
@@ -97,7 +106,7 @@ def test_argmax_and_argmin_take_the_first_of_ties(xp, case, data):
     nan = case.startswith("NaN")
     dtype = data.draw(st.sampled_from(FLOATS if nan else FLOATS + INTEGERS), label="dtype")
     axis_kind = {"axis None": "none", "an axis": "int", "a negative axis": "negative"}[case.split(", ")[1]]
-    x, axis, lane = data.draw(with_lane(dtype, axis_kind))
+    x, axis, lane = data.draw(with_lane(dtype, axis_kind, "argmax"))
     if nan:
         plant(data.draw, lane, np.nan, np.nan)
     else:  # the largest twice in the first lane, and the smallest twice where it has room
@@ -115,7 +124,9 @@ def test_searchsorted_with_side_and_sorter(xp, data):
     elements for side='left', after them for 'right'; NaN after every number); x1 sorted by
     ``sorter`` where given; x2 an array or a Python scalar."""
     dtype = data.draw(st.sampled_from(FLOATS + INTEGERS[:1]), label="dtype")
-    x1 = data.draw(arrays(dtype, st.sampled_from((2, 5)), elements=elements(dtype)), label="x1")
+    x1 = data.draw(
+        arrays(dtype, st.sampled_from((2, 5)), elements=elements(dtype), op="searchsorted"), label="x1"
+    )
     if dtype in FLOATS and data.draw(st.booleans(), label="NaN in x1"):
         x1[data.draw(st.integers(0, x1.size - 1))] = np.nan
     kwargs = {}
@@ -157,3 +168,6 @@ def test_nonzero_and_count_nonzero(xp, axis, data):
         chosen = data.draw(st.integers(0, x.ndim - 1), label="axis")
         chosen = chosen - x.ndim if axis == "a negative int" else chosen
     xp.check("count_nonzero", x, axis=chosen, keepdims=data.draw(st.booleans(), label="keepdims"))
+
+
+test_every_form_of_every_parameter = every_form("sorting")

@@ -13,7 +13,7 @@ floats at every pair of the values around zero.
 import numpy as np
 import pytest
 
-from compat.core import dtypes, ops, special_cases
+from compat.core import calls, dtypes, ops, special_cases
 
 FLOATS = ("float32", "float64")
 # the zeros, the values whose rounding, floor, ceil, truncation or remainder is a zero of either sign,
@@ -84,6 +84,34 @@ def test_every_special_case_of_the_standard(xp):
     for op, dtype in xp.sample(SPECIAL_CASES, least=1):
         args, clauses = special_cases.operands(op, dtype)
         xp.check_standard(op, *args, clauses=clauses)
+
+
+def scalar_sides(op: str) -> list[int]:
+    """The operands of ``op`` the standard's signature lets a Python float stand for (``pow``'s x1 and
+    x2: ``Union[array, int, float, complex]``), by position."""
+    found = calls.signature_of(ops.get(op))
+    if found is None:
+        return []
+    return [i for i, p in enumerate(found.parameters) if p.positional and "float" in p.scalars]
+
+
+SCALAR_SPECIAL_CASES = [(op, dtype) for op, dtype in SPECIAL_CASES if dtype in FLOATS and scalar_sides(op)]
+
+
+def test_every_special_case_of_the_standard_with_a_python_scalar(xp):
+    """Every clause of a function of two operands the standard lets be Python scalars, with each such
+    operand a Python float: the clause's elements grouped by that operand's value (``pow(x1, -0.0)``
+    for every x1 of the clauses where x2 is -0), against NumPy's same call and the standard's result."""
+    for op, dtype in xp.sample(SCALAR_SPECIAL_CASES, least=1):
+        args, clauses = special_cases.operands(op, dtype)
+        for side in scalar_sides(op):
+            values: dict[bytes, list[int]] = {}
+            for i, value in enumerate(args[side]):
+                values.setdefault(value.tobytes(), []).append(i)
+            for where in values.values():
+                operands = [a[where] for a in args]
+                operands[side] = float(args[side][where[0]])
+                xp.check_standard(op, *operands, clauses=[clauses[i] for i in where])
 
 
 def test_promised_order_of_signed_zeros(xp):

@@ -25,6 +25,7 @@ from hypothesis import strategies as st
 
 from compat.core import ops
 from compat.core.strategies import arrays, input_classes, one_example_on_modes_and_devices
+from compat.specs._forms import every_form
 
 pytestmark = one_example_on_modes_and_devices()
 
@@ -176,3 +177,43 @@ def test_nan_ignoring_reductions(xp, nans, data):
         lanes[data.draw(st.integers(0, lanes.shape[0] - 1), label="all-NaN lane")] = np.nan
     for op in NAN_REDUCTIONS:
         xp.check(op, x, **nan_kwargs(op, x, data))
+
+
+# the extremes a reduction's rule distinguishes, each planted in a lane: an infinity (the sum, the
+# mean, the largest are it), both infinities (their sum is NaN), a NaN (every reduction of its lane
+# is NaN, argmax and argmin its index: the first), a zero among factors with an infinity (the
+# product is NaN in any order) and factors of magnitude 1 or more that overflow (infinite in any order)
+EXTREMES = {
+    "an infinity": (np.inf,),
+    "both infinities": (np.inf, -np.inf),
+    "a NaN beside an infinity": (np.nan, np.inf, -np.inf),
+    "zero times an infinity": (0.0, np.inf),
+    "factors that overflow": ("huge", "huge"),
+}
+REDUCTIONS = ("sum", "prod", "mean", "max", "min", "cumsum", "cumprod")
+ARG_REDUCTIONS = ("argmax", "argmin")
+
+
+@input_classes("extremes", EXTREMES, EVERY_EXAMPLE_MEETS_ITS_CLASS / 2)
+@given(data=st.data())
+def test_reductions_of_infinities_nan_and_overflow(xp, extremes, data):
+    """The reductions (sum, prod, mean, max, min, cumsum, cumprod) and arg-reductions (argmax,
+    argmin) of a lane holding the class's extremes, over axis None and an int: inf + -inf is NaN,
+    a NaN wins, 0 * inf is NaN, factors beyond the largest finite value overflow to inf; argmax and
+    argmin give the first NaN, else the first infinity."""
+    dtype = data.draw(st.sampled_from(FLOATS), label="dtype")
+    shape = data.draw(st.sampled_from(((4,), (2, 3), (3, 2))), label="shape")
+    x = data.draw(arrays(dtype, shape, st.sampled_from(FEW[4:] + (2.0, 4.0))), label="x")
+    huge = float(np.sqrt(np.finfo(x.dtype).max)) * 2  # two of them overflow
+    lane = x.reshape(-1) if x.ndim == 1 else x[0]
+    places = data.draw(st.permutations(range(lane.size)), label="places")
+    for place, value in zip(places, EXTREMES[extremes]):
+        lane[place] = huge if value == "huge" else value
+    if extremes == "factors that overflow":  # every factor at least 1: any order overflows
+        x[...] = np.where(np.abs(x) < 1, 1.0, x)
+    axis = data.draw(st.sampled_from([None, x.ndim - 1]), label="axis")
+    for op in xp.sample(REDUCTIONS + ARG_REDUCTIONS, least=3):
+        xp.check(op, x, axis=axis)
+
+
+test_every_form_of_every_parameter = every_form("statistics")

@@ -89,6 +89,18 @@ from compat.adapters.broken.statistics import (
     CumulativeSumRestartsAtChunks,
     NanmeanCountsTheNans,
 )
+from compat.adapters.broken.wrapped import (
+    ArgsortDescendingReversesTies,
+    FullRefusesAnIntShape,
+    IntactNamespace,
+    LinspaceLeavesOutStopByDefault,
+    MaximumRefusesPythonScalars,
+    RemainderByDivision,
+    ResultTypeRefusesPythonScalars,
+    SearchsortedRightByDefault,
+    SumKeepsDimsByDefault,
+    VecdotForgetsTheConjugate,
+)
 
 FAULTS = (
     Int8Uint8PromotesToInt8,
@@ -146,10 +158,20 @@ FAULTS = (
     QrRowSignFlipped,
     PinvIgnoresRtol,
     DetBatchReversed,
+    # Array API namespaces with one rule broken (compat.adapters.broken.namespaces)
+    SumKeepsDimsByDefault,
+    LinspaceLeavesOutStopByDefault,
+    SearchsortedRightByDefault,
+    MaximumRefusesPythonScalars,
+    ResultTypeRefusesPythonScalars,
+    FullRefusesAnIntShape,
+    VecdotForgetsTheConjugate,
+    RemainderByDivision,
+    ArgsortDescendingReversesTies,
 )  # every fault, by family: what python -m compat detect runs
 # correct adapters that differ from NumPy where the standard allows it (``control = True``): named
 # to python -m compat detect, each must show no divergence
-CONTROLS = (FactorsTheOtherWay,)
+CONTROLS = (FactorsTheOtherWay, IntactNamespace)
 
 __all__ = [
     "CONTROLS",

@@ -91,6 +91,7 @@ TABLE: tuple[Op, ...] = (
         "(x, copy=None)",
         "another backend's array x imported through DLPack (x.__dlpack__(copy=...)), every bit kept",
         (exported("numpy", MATRIX),),
+        signature="from_dlpack",
     ),
     Op(
         "from_dlpack_onto",
@@ -102,6 +103,7 @@ TABLE: tuple[Op, ...] = (
         moves_to=1,
         correctly_rounded=True,
         example=(exported("numpy", MATRIX), "the reference device"),
+        signature="from_dlpack",
     ),
     _filled(
         "from_dlpack_written",
@@ -109,6 +111,7 @@ TABLE: tuple[Op, ...] = (
         "another backend's array x imported through DLPack with copy= True or False, its producer writing "
         "its array after the import (x.write()): copy=False shares its memory, copy=True copies it",
         (exported("numpy", MATRIX, "contiguous", "written"), False),
+        signature="from_dlpack",
     ),
     _filled("full", "(shape, fill_value, dtype=None)", "fill_value everywhere", ((2, 3), 2.5)),
     _filled("full_like", "(x, fill_value, dtype=None)", "fill_value in x's shape and dtype", (MATRIX, 2.5)),
@@ -122,14 +125,26 @@ TABLE: tuple[Op, ...] = (
         example=(0.0, 1.0, 5),
         example_kwargs=(("endpoint", False),),
     ),
-    _filled("meshgrid", "(*arrays, indexing='xy')", "coordinate grids", (X, f32(1, 2, 3))),
+    _filled(
+        "meshgrid", "(*arrays, indexing='xy')", "coordinate grids", (X, f32(1, 2, 3)), values=("distinct",)
+    ),
     _filled("ones", "(shape, dtype=None)", "ones", ((2, 3),)),
     _filled("ones_like", "(x, dtype=None)", "ones in x's shape and dtype", (MATRIX,)),
     _filled(
-        "tril", "(x, k=0)", "the lower triangle (below diagonal k)", (MATRIX,), example_kwargs=(("k", 1),)
+        "tril",
+        "(x, k=0)",
+        "the lower triangle (below diagonal k)",
+        (MATRIX,),
+        example_kwargs=(("k", 1),),
+        values=("distinct",),
     ),
     _filled(
-        "triu", "(x, k=0)", "the upper triangle (above diagonal k)", (MATRIX,), example_kwargs=(("k", 1),)
+        "triu",
+        "(x, k=0)",
+        "the upper triangle (above diagonal k)",
+        (MATRIX,),
+        example_kwargs=(("k", 1),),
+        values=("distinct",),
     ),
     _filled("zeros", "(shape, dtype=None)", "zeros", ((2, 3),)),
     _filled("zeros_like", "(x, dtype=None)", "zeros in x's shape and dtype", (MATRIX,)),

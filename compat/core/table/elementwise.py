@@ -125,8 +125,8 @@ TABLE: tuple[Op, ...] = (
     _arithmetic(
         "true_divide", "x1 / x2", lambda a, b: np.all(np.abs(b) > 0.25), exact=True, standard="divide"
     ),
-    _arithmetic("floor_divide", "x1 // x2", takes="real-valued"),
-    _arithmetic("remainder", "x1 % x2, with the sign of x2", takes="real-valued"),
+    _arithmetic("floor_divide", "x1 // x2", takes="real-valued", values=("negative",)),
+    _arithmetic("remainder", "x1 % x2, with the sign of x2", takes="real-valued", values=("negative",)),
     _arithmetic(
         "maximum",
         "elementwise maximum (NaN wins)",
@@ -174,11 +174,25 @@ TABLE: tuple[Op, ...] = (
     _math("exp", "e ** x", lambda a: np.all(a < 4)),
     _math("log", "natural logarithm", lambda a: np.all(a > 0.1)),
     _math("sqrt", "square root", lambda a: np.all(a > 0.1), exact=True),
-    _math("abs", "|x|", lambda a: np.all(np.abs(a) > SMOOTH_MARGIN), exact=True, takes="numeric"),
+    _math(
+        "abs",
+        "|x|",
+        lambda a: np.all(np.abs(a) > SMOOTH_MARGIN),
+        exact=True,
+        takes="numeric",
+        values=("imaginary",),
+    ),
     # the standard: "If x_i is either -0 or +0, the result is 0" (of either sign)
-    _math("sign", "-1, 0 or 1 (NaN for NaN)", exact=True, takes="numeric", zero_sign_free=True),
-    _math("floor", "largest integer <= x", exact=True, takes="real-valued"),
-    _math("round", "nearest integer, halves to even", exact=True, takes="numeric"),
+    _math(
+        "sign",
+        "-1, 0 or 1 (NaN for NaN); x / |x| of a complex x",
+        exact=True,
+        takes="numeric",
+        zero_sign_free=True,
+        values=("imaginary",),
+    ),
+    _math("floor", "largest integer <= x", exact=True, takes="real-valued", values=("negative",)),
+    _math("round", "nearest integer, halves to even", exact=True, takes="numeric", values=("negative",)),
     # the rest of the standard's functions of one float (after those above: the programs shrink to them)
     _math("positive", "+x", everywhere, exact=True, takes="numeric"),
     _math("reciprocal", "1 / x", lambda a: np.all(np.abs(a) > 0.25), exact=True),
@@ -197,8 +211,8 @@ TABLE: tuple[Op, ...] = (
     _math(
         "acosh", "inverse hyperbolic cosine", lambda a: np.all(a > 1.1), example=(f32(1.0, 1.5, 2.25, 3.0),)
     ),
-    _math("ceil", "smallest integer >= x", exact=True, takes="real-valued"),
-    _math("trunc", "integer part (towards zero)", exact=True, takes="real-valued"),
+    _math("ceil", "smallest integer >= x", exact=True, takes="real-valued", values=("negative",)),
+    _math("trunc", "integer part (towards zero)", exact=True, takes="real-valued", values=("negative",)),
     *(
         _math(name, about, exact=True, takes=takes, example=(f32(1.5, np.nan, -np.inf, -0.0),))
         for name, about, takes in (
@@ -248,6 +262,7 @@ TABLE: tuple[Op, ...] = (
         elementwise=True,
         correctly_rounded=True,
         example=(np.array([1 + 2j, -3j], np.complex64),),
+        values=("imaginary",),
         takes="numeric",
     ),
     Op(
@@ -258,6 +273,7 @@ TABLE: tuple[Op, ...] = (
         elementwise=True,
         correctly_rounded=True,
         example=(np.array([1 + 2j, -3j], np.complex64),),
+        values=("imaginary",),
         takes="complex floating-point",
     ),
     Op(
@@ -268,6 +284,7 @@ TABLE: tuple[Op, ...] = (
         elementwise=True,
         correctly_rounded=True,
         example=(np.array([1 + 2j, -3j], np.complex64),),
+        values=("imaginary",),
         takes="numeric",
     ),
     Op(
@@ -277,13 +294,14 @@ TABLE: tuple[Op, ...] = (
         "x1 where condition, else x2",
         elementwise=True,
         correctly_rounded=True,
+        values=("distinct",),
         example=(np.array([True, False, True, False]), X, Y),
     ),
     Op(
         "clip",
-        "(x, lo, hi)",
+        "(x, min, max)",
         "selection",
-        "x limited to [lo, hi]",
+        "x limited to [min, max] (either bound None: no bound)",
         elementwise=True,
         correctly_rounded=True,
         example=(X, f32(-1.0), f32(2.0)),

@@ -149,6 +149,7 @@ TABLE: tuple[Op, ...] = (
         correctly_rounded=True,
         example=(SIGNAL,),
         standard="fft.fftshift",
+        values=("distinct",),
     ),
     Op(
         "ifftshift",
@@ -159,5 +160,6 @@ TABLE: tuple[Op, ...] = (
         correctly_rounded=True,
         example=(SIGNAL,),
         standard="fft.ifftshift",
+        values=("distinct",),
     ),
 )

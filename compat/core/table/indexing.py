@@ -16,7 +16,14 @@ def setitem(x, index, values):
 def _update(name, params, about, **facts):
     index = (i32(0, 2, 0),)
     return Op(
-        name, params, "update", about, example=(f32(1, 2, 3, 4), index, f32(10, 20, 30)), index_arg=1, **facts
+        name,
+        params,
+        "update",
+        about,
+        example=(f32(1, 2, 3, 4), index, f32(10, 20, 30)),
+        index_arg=1,
+        values=("distinct",),
+        **facts,
     )
 
 
@@ -30,6 +37,7 @@ TABLE: tuple[Op, ...] = (
         subscript=True,
         python=operator.getitem,
         example=(MATRIX, (1, slice(None, None, -1))),
+        values=("distinct",),
     ),
     Op(
         "take",
@@ -37,6 +45,7 @@ TABLE: tuple[Op, ...] = (
         "indexing",
         "elements at indices along axis",
         example=(MATRIX, i32(2, 0)),
+        values=("distinct",),
         example_kwargs=(("axis", 1),),
     ),
     Op(
@@ -45,6 +54,7 @@ TABLE: tuple[Op, ...] = (
         "indexing",
         "elements at matching indices along axis",
         example=(MATRIX, i32(2, 0).reshape(2, 1)),
+        values=("distinct",),
         example_kwargs=(("axis", 1),),
     ),
     _update(
@@ -66,6 +76,7 @@ TABLE: tuple[Op, ...] = (
         "update",
         "a copy of x with values put along axis",
         numpy="np.put_along_axis on a copy",
+        values=("distinct",),
         example=(MATRIX, i32(2, 0).reshape(2, 1), f32(7, 8).reshape(2, 1)),
         example_kwargs=(("axis", 1),),
     ),

@@ -256,7 +256,14 @@ TABLE: tuple[Op, ...] = (
         example=(f32(1, 2, 3), f32(-1, 0.5, 2)),
     ),
     _op("det", "(x)", "determinant", terms=determinant, smooth=invertible),
-    _op("diagonal", "(x, offset=0)", "a diagonal of each matrix", takes="any", correctly_rounded=True),
+    _op(
+        "diagonal",
+        "(x, offset=0)",
+        "a diagonal of each matrix",
+        takes="any",
+        correctly_rounded=True,
+        values=("distinct",),
+    ),
     _op(
         "eigh",
         "(x)",
@@ -292,8 +299,16 @@ TABLE: tuple[Op, ...] = (
         "matrix norm: 'fro', 'nuc', 1, -1, 2, -2, inf, -inf",
         terms=normed_matrix,
         smooth=nonzero_matrices,
+        values=("imaginary",),
     ),
-    _op("matrix_power", "(x, n)", "the n-th power of a square matrix", terms=powered, static=(1,)),
+    _op(
+        "matrix_power",
+        "(x, n)",
+        "the n-th power of a square matrix",
+        terms=powered,
+        static=(1,),
+        example=(SQUARE, 2),
+    ),
     _op("matrix_rank", "(x, rtol=None)", "number of singular values above rtol * sigma_1"),
     _op(
         "outer",
@@ -342,5 +357,6 @@ TABLE: tuple[Op, ...] = (
         terms=normed_vector,
         example=(f32(3, -4, 0, 1),),
         smooth=nonzero,
+        values=("imaginary",),
     ),
 )

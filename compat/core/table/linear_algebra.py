@@ -48,6 +48,7 @@ TABLE: tuple[Op, ...] = (
         "shape",
         "the last two axes swapped",
         correctly_rounded=True,
+        values=("distinct",),
         example=(MATRIX,),
     ),
     Op(
@@ -68,5 +69,6 @@ TABLE: tuple[Op, ...] = (
         terms=dotted,
         example=(MATRIX, MATRIX),
         takes="floating-point",
+        values=("imaginary",),
     ),
 )

@@ -9,7 +9,10 @@ from compat.core.source import backend_array
 
 
 def _copy(name, params, about, example, **facts):
-    return Op(name, params, "shape", about, correctly_rounded=True, example=example, **facts)
+    """An operation that moves elements (its values facts: distinct ones show where each went)."""
+    return Op(
+        name, params, "shape", about, correctly_rounded=True, example=example, values=("distinct",), **facts
+    )
 
 
 def _arrays(*arrays):
@@ -18,7 +21,14 @@ def _arrays(*arrays):
 
 
 TABLE: tuple[Op, ...] = (
-    Op("broadcast_to", "(x, shape)", "shape", "x stretched to shape", example=(X, (2, 4))),
+    Op(
+        "broadcast_to",
+        "(x, shape)",
+        "shape",
+        "x stretched to shape",
+        example=(X, (2, 4)),
+        values=("distinct",),
+    ),
     Op("broadcast_shapes", "(*shapes)", "shape", "the shape shapes broadcast to", example=((2, 1), (1, 3))),
     Op(
         "reshape",
@@ -26,6 +36,7 @@ TABLE: tuple[Op, ...] = (
         "shape",
         "the same elements in another shape",
         correctly_rounded=True,
+        values=("distinct",),
         example=(MATRIX, (3, 2)),
     ),
     Op(
@@ -33,8 +44,9 @@ TABLE: tuple[Op, ...] = (
         "(x, axes=None)",
         "shape",
         "dimensions permuted",
-        example=(MATRIX,),
+        example=(MATRIX, (1, 0)),
         standard="permute_dims",
+        values=("distinct",),
     ),
     # -- issue 31: the rest of the section --------------------------------------------------
     _copy(

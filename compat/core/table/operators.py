@@ -120,8 +120,8 @@ def operands(takes: str) -> tuple:
 
 
 def facts(function: str) -> dict:
-    op = FUNCTIONS[function]
-    return {"correctly_rounded": op.correctly_rounded, "ulps": op.ulps}
+    op = FUNCTIONS[function]  # what the function's operands show, its operator's show too (values)
+    return {"correctly_rounded": op.correctly_rounded, "ulps": op.ulps, "values": op.values}
 
 
 def binary_forms(symbol: str, name: str, function: str, takes: str, in_place: bool) -> list[Op]:
@@ -257,7 +257,15 @@ TABLE: tuple[Op, ...] = (
         correctly_rounded=True,
     ),
     unary(
-        "__abs__", "abs({0})", operator.abs, "numeric", X, "abs(x)", elementwise=True, correctly_rounded=True
+        "__abs__",
+        "abs({0})",
+        operator.abs,
+        "numeric",
+        X,
+        "abs(x)",
+        elementwise=True,
+        correctly_rounded=True,
+        values=("imaginary",),
     ),
     *(
         unary(
@@ -272,7 +280,16 @@ TABLE: tuple[Op, ...] = (
         for name, function, takes, example, about in CONVERSIONS
     ),
     *(
-        unary(name, spelling, function, "any", MATRIX, about, correctly_rounded=True)
+        unary(
+            name,
+            spelling,
+            function,
+            "any",
+            MATRIX,
+            about,
+            correctly_rounded=True,
+            values=("distinct",) if name in ("T", "mT") else (),
+        )
         for name, function, spelling, about in ATTRIBUTES
     ),
     *(

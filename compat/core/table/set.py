@@ -59,6 +59,7 @@ def _unique(name, about, canonical):
         zero_sign_free=True,  # which of -0 and +0 stands for both (the standard: either)
         canonical=canonical,
         example=(REPEATS,),
+        values=("ties",),  # the first index of each value, its count, the inverse of repeated values
     )
 
 
