@@ -112,16 +112,3 @@ class IntactNamespace(BrokenNamespace):
 
     name, family, module = "control_intact_namespace", "statistics", namespace("intact")
     control = True
-
-
-FAULTS = (
-    SumKeepsDimsByDefault,
-    LinspaceLeavesOutStopByDefault,
-    SearchsortedRightByDefault,
-    MaximumRefusesPythonScalars,
-    ResultTypeRefusesPythonScalars,
-    FullRefusesAnIntShape,
-    VecdotForgetsTheConjugate,
-    RemainderByDivision,
-    ArgsortDescendingReversesTies,
-)
