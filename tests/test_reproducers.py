@@ -194,3 +194,13 @@ def test_a_reproducer_imports_what_its_text_names(tmp_path):
     assert "ml_dtypes." in text and "import ml_dtypes" in text.splitlines()[:3], text
     process = run(["-c", text], tmp_path)
     assert process.returncode == 0 and process.stdout.startswith("numpy "), output(process)
+
+
+def test_a_reproducer_writes_dtype_none_as_none(tmp_path):
+    """The standard's forms call creation functions with dtype=None: a reproducer says None, not a
+    dtype named None (np.None, a SyntaxError: a survey's record of zeros((2, 3), dtype=None))."""
+    numpy = load_adapter("numpy")
+    text = reproducer(Case("zeros", ((2, 3),), {"dtype": None}), NumPy(numpy, Runner(None)), numpy)
+    assert "dtype=None" in text and "np.None" not in text, text
+    process = run(["-c", text], tmp_path)
+    assert process.returncode == 0 and process.stdout.startswith("numpy "), output(process)

@@ -67,8 +67,12 @@ class Case:
 
     def arguments(self, args: list[str], dtypes_as, values_as=value_source) -> str:
         """The call's arguments: ``args`` as given, keyword values as ``values_as`` writes
-        them (a reproducer: an array as the backend's array), dtypes as ``dtypes_as``."""
-        kwargs = [f"{k}={dtypes_as(v) if k == 'dtype' else values_as(v)}" for k, v in self.kwargs.items()]
+        them (a reproducer: an array as the backend's array), dtypes as ``dtypes_as`` (``dtype=None``,
+        the standard's default, as None in every framework)."""
+        kwargs = [
+            f"{k}={dtypes_as(v) if k == 'dtype' and v is not None else values_as(v)}"
+            for k, v in self.kwargs.items()
+        ]
         return ", ".join(args + kwargs)
 
     def size(self) -> int:
