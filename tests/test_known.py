@@ -191,6 +191,48 @@ def test_replays_reproduce_what_still_holds_and_report_what_is_fixed(tmp_path):
     assert "fixed-one" in fixed_section and "planted" not in fixed_section
 
 
+def test_a_replay_the_row_does_not_judge_is_not_a_fix(tmp_path):
+    """A namespace row need not support a call outside the standard's dtype category (add of bools):
+    its refusal is counted, not judged, so the replay of an example that shows it is unjudged, and
+    its entry is not reported fixed (it was, before: every run listed such entries as fixed); an
+    example that the row judges and that diverges no more is."""
+    strict = "array-api:array_api_strict"
+    path = tmp_path / "registry.toml"
+    bools = 'call = "add(x0, x1)"\n[known.examples.inputs]\nx0 = "np.array([True], dtype=np.bool)"\n'
+    path.write_text(
+        ENTRY.format(backend=strict, example=bools + 'x1 = "np.array([False], dtype=np.bool)"')
+        .replace('"planted"', '"outside-the-category"')
+        .replace('inputs = "int8,uint8"', 'inputs = "bool,bool"')
+        + ENTRY.format(backend=strict, example=NO_LONGER_DIVERGES).replace('"planted"', '"fixed-one"')
+    )
+    results = tmp_path / "results"
+    process = run_pytest(
+        [
+            "compat/specs/known.py",
+            "--backends",
+            strict,
+            "-p",
+            "no:xdist",
+            "--compat-registry=none",
+            f"--compat-registry={path}",
+        ],
+        tmp_path,
+        results,
+    )
+    assert process.returncode == 0, output(process)
+    replays = [
+        json.loads(line) for f in results.glob("*/records-*.jsonl") for line in f.read_text().splitlines()
+    ]
+    statuses = {r["known"]: r["status"] for r in replays if r["record"] == "replay"}
+    assert statuses == {"outside-the-category": "unjudged", "fixed-one": "fixed"}, statuses
+    report = run(
+        ["-m", "compat", "report", str(results), "--format", "json", "--registry=none", f"--registry={path}"],
+        tmp_path,
+    )
+    assert report.returncode == 0, output(report)
+    assert [f["id"] for f in json.loads(report.stdout)["fixed"]] == ["fixed-one"]
+
+
 @pytest.mark.parametrize("config", [{}, {"mode": "xla"}])
 def test_a_stub_is_an_entry_that_matches_its_record_and_only_its_mode(tmp_path, config):
     """``python -m compat known add`` writes an entry as narrow as the record: the same

@@ -139,6 +139,8 @@ def fixed(replays: Iterable[tuple[Fixed, str]]) -> list[Fixed]:
     device: ``replays`` holds (the entry where it was replayed, status) pairs."""
     reproduced: dict[Fixed, bool] = {}
     for key, status in replays:
+        if status == "unjudged":  # the row did not check it: no evidence either way
+            continue
         # shadowed, overridden: it still diverges (another entry matched it first: no fix)
         reproduced[key] = reproduced.get(key, False) or status in ("reproduced", "shadowed", "overridden")
     return sorted(

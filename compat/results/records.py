@@ -232,6 +232,7 @@ class Replay(Record):
     known: str  # the registry entry
     # reproduced | fixed (on this backend version) | shadowed (another entry of its level, or a broader
     # one, matched it first) | overridden (an entry of this row's device, mode or config matched it first)
+    # | unjudged (the row counted the case as unsupported, not checked: neither reproduced nor fixed)
     status: str
     example: dict  # call, inputs, as in Divergence.example
     by: list[str] = field(default_factory=list)  # shadowed, overridden: the entries that matched it first

@@ -91,7 +91,7 @@ def replayed(run: Run) -> dict[tuple[str, str, str], bool]:
     (default device, eager) diverges no more: a row lacks such a signature by replay, not by draws."""
     found: dict[tuple[str, str, str], bool] = {}
     for replay in run.replays:
-        if on_default_device_eager(replay):
+        if on_default_device_eager(replay) and replay.status != "unjudged":
             key = (replay.backend.id, replay.known, replay.op)
             found[key] = (
                 found.get(key, True) and replay.status == "fixed"
