@@ -143,3 +143,30 @@ def test_the_controls_disagreement_with_its_own_other_call_is_not_noise_but_is_n
         benchmark.judge(rows, "promotion", "numpy", [fault], seen)
         assert rows[("promotion", "numpy")].divergences == divergences
         assert rows[("promotion", fault.name)].caught == caught
+
+
+def test_a_control_divergence_the_registry_knows_is_the_backends_not_noise(tmp_path):
+    """Dask, the control of the chunked faults, differs from NumPy where compat's registry says why
+    (searchsorted with a sorter raises: dask-searchsorted-sorter-and-0d-x2-refused): that is Dask's
+    behaviour, so its row stays clean (before, every full benchmark failed on it), while the fault
+    built on it is caught."""
+    pytest.importorskip("dask")
+    process = detect(
+        [
+            "--seeds",
+            "1",
+            "--faults",
+            "broken_chunked_argmax",
+            "-k",
+            "searchsorted_with_side_and_sorter or argmax",
+        ],
+        tmp_path,
+    )
+    assert process.returncode == 0, output(process)
+    lines = {
+        line.split("  ")[1].strip(): line
+        for line in process.stdout.splitlines()
+        if line.startswith("sorting")
+    }
+    assert "0 divergences (good)" in lines["dask (control)"], output(process)
+    assert "1/1" in lines["broken_chunked_argmax"], output(process)

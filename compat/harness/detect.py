@@ -20,7 +20,10 @@ quickest spec ran until its first divergence (an exhaustive table's cases count 
 examples), the specs that caught it and as what. A control row must show nothing:
 NumPy against itself has no divergence under any seed (where a spec judges a backend against its
 own answer to another call, reference ``itself:<call>``, NumPy's disagreement is NumPy's: taken
-from the faults' divergences as a control's are, not counted as noise); nor may a control adapter
+from the faults' divergences as a control's are, not counted as noise; so is a divergence of a control
+that compat's registry knows: Dask, the base of the chunked faults, and NumPy importing other
+frameworks' arrays in the interchange family differ from NumPy's rules where an entry says why,
+which is that backend's behaviour, not the specs' noise); nor may a control adapter
 (``compat.adapters.broken.CONTROLS``, a class with ``control = True``: a result that differs
 from NumPy's where the standard leaves it open, as negated eigenvectors), whose row counts the
 divergences it shows that its base does not.
@@ -42,7 +45,7 @@ from pathlib import Path
 from compat import adapters
 from compat.adapters import AdapterError, BackendMissing, namespace
 from compat.harness import crossreplay
-from compat.results import records
+from compat.results import records, registry
 from compat.results.report import table
 from compat.specs import DIRECTORY as SPECS
 from compat.specs import FAMILIES, report_options
@@ -79,7 +82,8 @@ class Seen:
 
     keys: dict[tuple, tuple[str, str, int | None]] = field(default_factory=dict)
     problem: str = ""  # why the run could not judge it
-    # keys judged against the backend's own answer to another call (reference itself:<call>)
+    # keys that are the backend's own behaviour: judged against its own answer to another call
+    # (reference itself:<call>), or, for the control, a divergence compat's registry knows
     own: set[tuple] = field(default_factory=set)
 
 
@@ -174,13 +178,16 @@ def run_family(
         return {name: Seen(problem=problem) for name in names}
     seen = {name: Seen() for name in names}
     loaded = records.load(results)
+    known = registry.load(registry.DEFAULT)
     for run in loaded.runs.values():
         for r in run.divergences:
             # NumPy's own departures from the standard are the reference's, not a control's noise
             if r.backend.name in seen and r.reference != "standard":
                 key = (r.spec_name, r.device is not None, r.op, r.kind, tuple(sorted(r.signature.items())))
                 seen[r.backend.name].keys.setdefault(key, (r.spec_name, r.kind, r.first_example))
-                if r.reference.startswith("itself:"):
+                if r.reference.startswith("itself:") or (
+                    r.backend.name == base and known.match(r.backend, r.fields) is not None
+                ):
                     seen[r.backend.name].own.add(key)
     return seen
 
