@@ -62,6 +62,18 @@ def test_a_parameter_admits_what_its_annotation_says(function, parameter, kinds)
     assert signatures.of(function).parameter(parameter).kinds == kinds
 
 
+@pytest.mark.parametrize("alias", ["linalg.vecdot", "linalg.tensordot", "linalg.matmul"])
+def test_an_alias_admits_what_the_function_it_names_admits(alias):
+    """linalg.vecdot's stub says only "Alias for vecdot": its parameters are vecdot's (an axis in
+    [-N, -1], a floating-point x1): before, the view asked every row for a positive axis that
+    vecdot does not admit, and no category judged it."""
+    main = signatures.of(alias.removeprefix("linalg."))
+    found = signatures.of(alias)
+    assert [(p.name, p.kinds, p.category) for p in found.parameters] == [
+        (p.name, p.kinds, p.category) for p in main.parameters
+    ]
+
+
 def test_how_each_parameter_is_passed():
     assert signatures.of("sum").parameter("x").kind == "positional-only"
     assert signatures.of("sum").parameter("axis").keyword_only

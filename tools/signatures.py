@@ -52,6 +52,7 @@ CATEGORY = re.compile(r"\b(?:\*\*)?(?:[Ss]hould|Must)(?:\*\*)? have (?:a|an) ([a
 # a negative value has a meaning: counted from the end (an axis), below (a diagonal), backward (a shift)
 NEGATIVE = re.compile(r"(?<![\w-])negative|counting backward|\w < 0", re.IGNORECASE)
 NEGATIVE_ONLY = re.compile(r"interval ``\[-N, -1\]``")  # cross's and vecdot's axis: counted from the end only
+ALIAS = re.compile(r"^Alias for :func:`~array_api\.(\w+)`")  # linalg.vecdot: the main namespace's vecdot
 
 
 def described(docstring: str) -> dict[str, str]:
@@ -111,7 +112,10 @@ def parameters(node: ast.FunctionDef, docstring: str) -> list[dict]:
 
 
 def functions(stubs: Path) -> list[dict]:
+    """Each function's entry; an alias (``linalg.vecdot``: "Alias for vecdot") reads its parameters'
+    descriptions from the function it names, which its own docstring does not repeat."""
     found = []
+    docstrings: dict[str, str] = {}  # the main namespace's, by name
     for module in MODULES:
         tree = ast.parse((stubs / module).read_text())
         if module == ARRAY:
@@ -129,6 +133,11 @@ def functions(stubs: Path) -> list[dict]:
             if any(getattr(d, "id", "") == "property" for d in node.decorator_list):
                 continue  # an attribute (x.shape), not a call
             docstring = ast.get_docstring(node) or ""
+            if module not in EXTENSIONS and module != ARRAY:
+                docstrings[node.name] = docstring
+            alias = ALIAS.match(docstring)
+            if alias and alias.group(1) in docstrings:
+                docstring = docstrings[alias.group(1)]
             found.append(
                 {
                     "name": ("array." if module == ARRAY else EXTENSIONS.get(module, "")) + node.name,
