@@ -63,6 +63,11 @@ def standard_target(op: ops.Op) -> str | Unsupported:
         return f"xp.{op.name}"  # (unused: Adapter.target takes the table's Python first)
     if op.name in INSPECTION:
         return INSPECTION[op.name]
+    if op.name == "from_dlpack_onto":
+        return unsupported(
+            "not yet checked on a namespace row: from_dlpack(x, device=) onto each device the namespace "
+            "lists, which names devices nothing can be imported onto (array_api_compat.torch's 'meta')"
+        )
     if op.name in QUESTIONS:
         return "xp.__array_namespace_info__"  # asked by compat.adapters.inspection (NamespaceAdapter.target)
     if op.standard_name in STANDARD:

@@ -214,9 +214,9 @@ def cell(admits: tuple[str, ...], checked: dict[str, set[str]] | None, parameter
     if checked is None:
         return "-"
     lacks = checked.get("(unsupported)", set())
-    if (parameter in lacks or "*" in lacks) and not checked.get(parameter):
-        return "unsupported"
     seen = checked.get(parameter, set())
+    if (parameter in lacks or "*" in lacks) and not seen - {"absent"}:  # left out: the only way to call it
+        return "unsupported"
     missing = [k for k in admits if k not in seen]
     if not missing:
         return "all"
