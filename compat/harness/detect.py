@@ -31,6 +31,7 @@ divergences it shows that its base does not.
 
 from __future__ import annotations
 
+import functools
 import os
 import statistics
 import subprocess
@@ -147,6 +148,12 @@ def besides(faults: list[Fault]) -> list[str]:
     return sorted({f.beside for f in faults if f.beside})
 
 
+@functools.cache
+def compat_registry() -> registry.Registry:
+    """compat's own registry, read once for all the family runs (which themselves use none)."""
+    return registry.load(registry.DEFAULT)
+
+
 def run_family(
     family: str, base: str, faults: list[Fault], seed: int, results: Path, extra: list[str]
 ) -> dict[str, Seen]:
@@ -178,7 +185,7 @@ def run_family(
         return {name: Seen(problem=problem) for name in names}
     seen = {name: Seen() for name in names}
     loaded = records.load(results)
-    known = registry.load(registry.DEFAULT)
+    known = compat_registry()
     for run in loaded.runs.values():
         for r in run.divergences:
             # NumPy's own departures from the standard are the reference's, not a control's noise
