@@ -9,6 +9,7 @@ import sys
 import pytest
 
 from compat.harness import detect as benchmark
+from compat.specs import FAMILIES
 from tests.helpers import REPO, output, subprocess_env
 
 
@@ -28,14 +29,7 @@ def rows(stdout: str) -> dict[str, list[str]]:
     found = {}
     for line in stdout.splitlines():
         cells = re.split(r"\s{2,}", line.strip())
-        if len(cells) >= 4 and cells[0] in (
-            "promotion",
-            "broadcasting",
-            "indexing",
-            "gradients",
-            "placement",
-            "numerics",
-        ):
+        if len(cells) >= 4 and cells[0] in FAMILIES:
             found[cells[1]] = cells[2:]
     return found
 
@@ -163,10 +157,6 @@ def test_a_control_divergence_the_registry_knows_is_the_backends_not_noise(tmp_p
         tmp_path,
     )
     assert process.returncode == 0, output(process)
-    lines = {
-        line.split("  ")[1].strip(): line
-        for line in process.stdout.splitlines()
-        if line.startswith("sorting")
-    }
-    assert "0 divergences (good)" in lines["dask (control)"], output(process)
-    assert "1/1" in lines["broken_chunked_argmax"], output(process)
+    found = rows(process.stdout)
+    assert found["dask (control)"][0] == "0 divergences (good)", output(process)
+    assert found["broken_chunked_argmax"][0] == "1/1", output(process)

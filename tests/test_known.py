@@ -15,7 +15,7 @@ from compat.core.case import Case
 from compat.core.parse import ParseError, case_from_source
 from compat.core.programs import Node, Program
 from compat.core.source import backend_array
-from compat.results import registry
+from compat.results import records, registry
 from tests.helpers import output, run, run_pytest
 
 NAN_WITH_PAYLOAD = np.array([0x7FC00001, 0xFFC00000], dtype=np.uint32).view(np.float32)
@@ -125,6 +125,10 @@ NO_LONGER_DIVERGES = """call = "add(x0, x1)"
 [known.examples.inputs]
 x0 = "np.array([1, 2], dtype=np.int16)"
 x1 = "np.array([3, 4], dtype=np.uint8)\""""
+OUTSIDE_THE_CATEGORY = """call = "add(x0, x1)"
+[known.examples.inputs]
+x0 = "np.array([True], dtype=np.bool)"
+x1 = "np.array([False], dtype=np.bool)\""""
 
 
 def test_replays_reproduce_what_still_holds_and_report_what_is_fixed(tmp_path):
@@ -198,9 +202,8 @@ def test_a_replay_the_row_does_not_judge_is_not_a_fix(tmp_path):
     example that the row judges and that diverges no more is."""
     strict = "array-api:array_api_strict"
     path = tmp_path / "registry.toml"
-    bools = 'call = "add(x0, x1)"\n[known.examples.inputs]\nx0 = "np.array([True], dtype=np.bool)"\n'
     path.write_text(
-        ENTRY.format(backend=strict, example=bools + 'x1 = "np.array([False], dtype=np.bool)"')
+        ENTRY.format(backend=strict, example=OUTSIDE_THE_CATEGORY)
         .replace('"planted"', '"outside-the-category"')
         .replace('inputs = "int8,uint8"', 'inputs = "bool,bool"')
         + ENTRY.format(backend=strict, example=NO_LONGER_DIVERGES).replace('"planted"', '"fixed-one"')
@@ -220,10 +223,7 @@ def test_a_replay_the_row_does_not_judge_is_not_a_fix(tmp_path):
         results,
     )
     assert process.returncode == 0, output(process)
-    replays = [
-        json.loads(line) for f in results.glob("*/records-*.jsonl") for line in f.read_text().splitlines()
-    ]
-    statuses = {r["known"]: r["status"] for r in replays if r["record"] == "replay"}
+    statuses = {r.known: r.status for run in records.load(results).runs.values() for r in run.replays}
     assert statuses == {"outside-the-category": "unjudged", "fixed-one": "fixed"}, statuses
     report = run(
         ["-m", "compat", "report", str(results), "--format", "json", "--registry=none", f"--registry={path}"],
