@@ -287,6 +287,40 @@ class TwoDeviceKinds(OnTwoDeviceKinds):
         return with_values(outcome, flushed)
 
 
+# -- a plug-in that breaks the accelerators of the process it is loaded in, as torch's PrivateUse1
+# device breaks every CUDA backward (pytorch/pytorch#161129; tests/test_accelerator_rows.py)
+
+PLUGIN_LOADED = []  # this process loaded (or asked the counters of) LoadedApart's device
+
+
+class LoadedApart(PluginAndAccelerators):
+    apart_from_accelerators = "once loaded, gpu:0 fails every call of its process"
+
+    def prepare(self, load=True):
+        if load:
+            PLUGIN_LOADED.append(os.getpid())
+
+    def kernel_counters(self):
+        PLUGIN_LOADED.append(os.getpid())  # torch's apu counters load the plug-in
+        return None
+
+    def reset_kernel_counters(self):
+        PLUGIN_LOADED.append(os.getpid())
+
+
+class BrokenBesideItsPlugin(OnTwoDeviceKinds):
+    """Whose ``gpu:0`` fails every call once its plug-in's ``apu:0`` is loaded in the process."""
+
+    name = "broken_beside_its_plugin"
+    plugin = LoadedApart()
+
+    def call(self, op, args, kwargs=None, device=None):
+        if device == "gpu:0" and PLUGIN_LOADED:
+            error = RuntimeError("opt_ready_stream && opt_parent_stream INTERNAL ASSERT FAILED")
+            return Outcome(error=error, error_category=self.values.classify(error))
+        return super().call(op, args, kwargs, device)
+
+
 # -- an accelerator whose one bad call leaves its process unusable (tests/test_device_lost.py)
 
 DEVICE_LOST = []  # this process's device-side assert, once one happened (a CUDA context is the process's)

@@ -23,6 +23,8 @@ pytestmark = pytest.mark.xdist_group("accelerator-rows")
 ROWS = [
     "--adapter",
     "tests.broken_adapters:TwoDeviceKinds",
+    "--adapter",
+    "tests.broken_adapters:BrokenBesideItsPlugin",
     "-k",
     "elementwise_kernels_on_special_values and add",
     "--device-examples",
@@ -47,7 +49,7 @@ def out(tmp_path_factory):
 
 def test_an_accelerator_is_a_row_beside_the_plugin_device(out):
     (found,) = records.load(out).runs.values()
-    assert {r.where for r in found.checks} == {
+    assert {r.where for r in found.checks if r.backend.name == "two_device_kinds"} == {
         "two_device_kinds",
         "two_device_kinds@apu:0",
         "two_device_kinds@gpu:0",
@@ -66,7 +68,7 @@ def test_an_absent_accelerator_is_skipped_with_its_reason(out):
     log = (out / "devices.log").read_text()
     line = "compat: skipping two_device_kinds@tpu:0: no TPU on this machine"
     assert line in log.split("compat divergence summary")[1], log  # the summary (and the header, without -q)
-    assert found.meta["missing"] == {"two_device_kinds@tpu:0": "no TPU on this machine"}
+    assert found.meta["missing"]["two_device_kinds@tpu:0"] == "no TPU on this machine", found.meta
     assert "skipped two_device_kinds@tpu:0: no TPU on this machine" in report.text_report(found, Registry())
 
 
@@ -77,3 +79,16 @@ def test_the_check_summarizes_each_row(out):
     assert gpu["cases"] > 0 and gpu["cases_per_second"] > 0, summary
     assert summary["rows"]["two_device_kinds@apu:0"]["new"] == 0, summary
     assert (out / "gpu-check.txt").read_text().startswith("row "), Path(out / "gpu-check.txt").read_text()
+
+
+def test_a_plugin_that_breaks_the_accelerators_is_left_out_beside_them(out):
+    """torch's PrivateUse1 device, once loaded, is torch's accelerator, and every CUDA backward of
+    its process fails (pytorch/pytorch#161129): a run checking cuda:0 leaves apu:0 out and says why,
+    and nothing on the accelerator's row loads the plug-in (its kernel counters included)."""
+    (found,) = records.load(out).runs.values()
+    why = found.meta["missing"]["broken_beside_its_plugin@apu:0"]
+    assert why == "not beside gpu:0: once loaded, gpu:0 fails every call of its process", found.meta
+    rows = {r.where for r in found.checks if r.backend.name == "broken_beside_its_plugin"}
+    assert rows == {"broken_beside_its_plugin", "broken_beside_its_plugin@gpu:0"}, rows
+    beside = [d for d in found.divergences if d.backend.name == "broken_beside_its_plugin"]
+    assert not beside, [d.detail for d in beside]  # the row computes: its plug-in was never loaded

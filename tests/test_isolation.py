@@ -73,3 +73,16 @@ def test_a_call_that_leaves_its_device_unusable_is_a_crash_and_the_next_call_get
     assert fine.values.tolist() == [3, 4], fine.describe()
     refused = isolation.run(adapter, Case("getitem", (np.arange(3, dtype=np.int32), (5,))), "gpu:0")
     assert refused.error_category == "index", refused.describe()  # an error that spares the device: as it is
+
+
+def test_a_child_loads_the_plugin_only_for_the_plugins_devices():
+    """A call isolated on an accelerator runs where the plug-in was not loaded: torch's PrivateUse1
+    device breaks every CUDA backward of its process (pytorch/pytorch#161129)."""
+    adapter = load_adapter("tests.broken_adapters:BrokenBesideItsPlugin")
+    isolation = Isolation()
+    for n, device in enumerate(("gpu:0", "apu:0", "gpu:0")):  # the accelerator's child stays its own
+        outcome = isolation.run(adapter, Case("add", (INTS, n)), device)
+        assert outcome.error is None and outcome.values.tolist() == [1 + n, 2 + n], (
+            device,
+            outcome.describe(),
+        )

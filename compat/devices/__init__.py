@@ -25,6 +25,9 @@ class PluginDevices:
     # execution modes its devices are also checked in, when the run checks the backend in them:
     # a plug-in's kernels may misbehave only when a graph runs them
     modes: ClassVar[tuple[str, ...]] = ()
+    # why its devices cannot be checked in a process beside the machine's accelerators ("" where
+    # they can): a run that checks both leaves the plug-in's devices out, with this reason
+    apart_from_accelerators: ClassVar[str] = ""
 
     def prepare(self, load: bool = True) -> None:
         """Build (cached) and, with ``load``, make the devices visible in this process,

@@ -64,6 +64,11 @@ class TorchApu(CompiledPlugin):
 
     names = ("apu:0",)
     module, prefix = "compat.devices.torch_apu", "apu"
+    apart_from_accelerators = (
+        "once loaded, a PrivateUse1 device is torch's accelerator, and every CUDA backward in its "
+        "process fails (INTERNAL ASSERT opt_ready_stream && opt_parent_stream: "
+        "https://github.com/pytorch/pytorch/issues/161129); --device torch:apu:0 checks it in a run of its own"
+    )
     loader_lines = (
         "from compat.devices import torch_apu",
         "torch_apu.load()  # compat's reference apu device",

@@ -93,8 +93,8 @@ class Isolation:
     def __init__(self, call_limit: float = CALL_LIMIT, memory_limit: int = MEMORY_LIMIT) -> None:
         self.call_limit, self.memory_limit = call_limit, memory_limit
         self.children: dict[
-            str, tuple[subprocess.Popen, Any]
-        ] = {}  # adapter selector -> child, file of its stderr
+            tuple[str, bool], tuple[subprocess.Popen, Any]
+        ] = {}  # (adapter selector, with its plug-in) -> child, file of its stderr
         self.outcomes: dict[tuple[str, bytes], Outcome] = {}  # a repeated call (shrinking) is not run again
 
     def run(
@@ -109,32 +109,42 @@ class Isolation:
         """``case`` (compat.core.case.Case) on ``adapter`` in its child, in execution ``mode``,
         with the plug-in ``fault`` (name, seed) switched on there as it is here, within
         ``limit`` seconds (default: the per-call limit)."""
+        # a plug-in is loaded only where its device is under test: torch's PrivateUse1 device,
+        # once loaded, is torch's accelerator, and a CUDA backward beside it fails (pytorch#161129)
+        which = (adapter.selector, device in adapter.placement.plugin_devices())
         request = pickle.dumps((case, device, fault, mode))
-        key = (adapter.selector, request)
+        key = (*which, request)
         if key not in self.outcomes:
-            self.outcomes[key] = self.call(adapter.selector, request, limit or self.call_limit)
-            if is_lost(self.outcomes[key]) and adapter.selector in self.children:
-                child, errors = self.children.pop(adapter.selector)  # the next call starts a new child
+            self.outcomes[key] = self.call(which, request, limit or self.call_limit)
+            if is_lost(self.outcomes[key]) and which in self.children:
+                child, errors = self.children.pop(which)  # the next call starts a new child
                 child.kill()
                 child.wait()
                 errors.close()
         return self.outcomes[key]
 
-    def call(self, selector: str, request: bytes, limit: float) -> Outcome:
-        if selector not in self.children or self.children[selector][0].poll() is not None:
+    def call(self, which: tuple[str, bool], request: bytes, limit: float) -> Outcome:
+        if which not in self.children or self.children[which][0].poll() is not None:
             errors = tempfile.TemporaryFile()  # a file: a pipe nobody reads could fill up and block the child
+            selector, with_plugin = which
             child = subprocess.Popen(
-                [sys.executable, "-m", "compat.harness.isolation", selector],
+                [
+                    sys.executable,
+                    "-m",
+                    "compat.harness.isolation",
+                    selector,
+                    *(["--plugin"] if with_plugin else []),
+                ],
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=errors,
                 preexec_fn=limit_files,
             )
-            self.children[selector] = child, errors
+            self.children[which] = child, errors
             ready = self.answer(child, errors, START_LIMIT)
             if isinstance(ready, Outcome):
                 return ready
-        child, errors = self.children[selector]
+        child, errors = self.children[which]
         since = os.fstat(errors.fileno()).st_size  # what the child prints from here on is the call's
         try:
             send(child.stdin, request)
@@ -221,8 +231,9 @@ def death_notice(returncode: int, stderr: str) -> str:
     return f"{how}: {cause[-200:]}" if cause else how
 
 
-def child(selector: str) -> None:
-    """Serve calls for one adapter until stdin closes."""
+def child(selector: str, with_plugin: bool) -> None:
+    """Serve calls for one adapter until stdin closes; ``with_plugin``: on its plug-in's devices,
+    which this child loads (and whose faults it switches as asked)."""
     from compat.adapters import load_adapter
     from compat.devices import DeviceBuildError
     from compat.harness.isolation import (  # this module runs as __main__; use the importable one
@@ -233,9 +244,10 @@ def child(selector: str) -> None:
     )
 
     adapter = load_adapter(selector)
+    plugin = adapter.plugin if with_plugin else None
     try:
-        if adapter.plugin is not None:
-            adapter.plugin.prepare()  # a device under test must exist here too (cached build)
+        if plugin is not None:
+            plugin.prepare()  # the device under test must exist here too (cached build)
     except DeviceBuildError:
         pass  # then only the default device is used
     send(sys.stdout.buffer, b"ready")
@@ -246,8 +258,8 @@ def child(selector: str) -> None:
         except EOFError:  # the harness is done with this child: end it without tearing the framework down
             sys.stderr.flush()
             os._exit(0)
-        if wanted != fault and adapter.plugin is not None and adapter.plugin.faults:
-            adapter.plugin.set_fault(*wanted)
+        if wanted != fault and plugin is not None and plugin.faults:
+            plugin.set_fault(*wanted)
             fault = wanted
         for _ in range(ATTEMPTS):
             args = case.args if case.program is None else (case.program.bind(adapter, device), *case.args)
@@ -264,4 +276,4 @@ def child(selector: str) -> None:
 
 
 if __name__ == "__main__":
-    child(sys.argv[1])
+    child(sys.argv[1], "--plugin" in sys.argv[2:])

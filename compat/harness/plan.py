@@ -221,6 +221,7 @@ def select_devices(
     firsts = {}
     for adapter in chosen:
         firsts.setdefault(adapter.name, adapter)
+    unavailable: dict[tuple[str, str], str] = {}
     if requested:
         for item in requested:
             if of_missing_backend(item, absent):
@@ -228,15 +229,32 @@ def select_devices(
             backend, device = parse_device(item, chosen)
             adapter = next(a for a in chosen if backend in (a.name, a.id))
             devices.setdefault(adapter.id, []).append(device)
-        return devices, {}
-    unavailable: dict[tuple[str, str], str] = {}
-    for adapter in firsts.values():
-        found = adapter.plugin.accelerators() if adapter.plugin is not None else {}
-        usable = adapter.placement.plugin_devices() + [device for device, why in found.items() if why is None]
-        unavailable.update({(adapter.id, device): why for device, why in found.items() if why})
-        if usable:
-            devices[adapter.id] = usable
+    else:
+        for adapter in firsts.values():
+            found = adapter.plugin.accelerators() if adapter.plugin is not None else {}
+            usable = adapter.placement.plugin_devices() + [
+                device for device, why in found.items() if why is None
+            ]
+            unavailable.update({(adapter.id, device): why for device, why in found.items() if why})
+            if usable:
+                devices[adapter.id] = usable
+    for adapter in chosen:
+        unavailable.update(apart_from_accelerators(adapter, devices))
     return devices, unavailable
+
+
+def apart_from_accelerators(adapter, devices: dict[str, list[str]]) -> dict[tuple[str, str], str]:
+    """Leave out of ``devices`` a plug-in's devices that cannot share a process with the machine's
+    accelerators checked beside them (``PluginDevices.apart_from_accelerators``); (id, device) -> why."""
+    plugin, wanted = adapter.plugin, devices.get(adapter.id, [])
+    if plugin is None or not plugin.apart_from_accelerators:
+        return {}
+    beside = [d for d in wanted if d in plugin.accelerators()]
+    apart = [d for d in wanted if d in plugin.names] if beside else []
+    devices[adapter.id] = [d for d in wanted if d not in apart]
+    return {
+        (adapter.id, d): f"not beside {', '.join(beside)}: {plugin.apart_from_accelerators}" for d in apart
+    }
 
 
 def select_modes(chosen: list, requested: str, absent: set[str] = frozenset()) -> dict[str, list[str]]:

@@ -143,7 +143,10 @@ def pytest_pyfunc_call(pyfuncitem):
     if not isinstance(checker, Checker):
         return (yield)
     escaped = None
-    if checker.device is not None:
+    # a plug-in's counters load it: only where its device is under test (a PrivateUse1 device
+    # loaded beside CUDA becomes torch's accelerator, and every CUDA backward then fails)
+    on_plugin = checker.device in checker.backend.placement.plugin_devices()
+    if on_plugin:
         checker.backend.plugin.reset_kernel_counters()
     try:
         checker.replay(checker.casualty.case if checker.casualty is not None else None)
@@ -183,7 +186,7 @@ def pytest_pyfunc_call(pyfuncitem):
         )
     for table, row, value in checker.ledger.observations:
         compat.write(records.Observation(**common, table=table, row=row, value=value))
-    counters = checker.backend.plugin.kernel_counters() if checker.device is not None else None
+    counters = checker.backend.plugin.kernel_counters() if on_plugin else None
     if counters:  # which operations of this spec really ran on the plug-in (kernel coverage)
         compat.write(records.Coverage(**common, ops=counters))
     compat.write(
