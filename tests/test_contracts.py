@@ -60,6 +60,24 @@ def test_cuda_math_within_its_published_ulps_is_within_the_contract():
     assert not no_contract.within
 
 
+def test_xla_gpu_power_is_judged_by_cudas_pow():
+    """JAX's accuracy page lists no power; XLA's GPU backend calls libdevice's pow, within 2 ULP in
+    float64: 3.0 ** True was 2.9999999999999996 on an H200 (jax 0.11.2), 3.0 on its CPU."""
+    case = Case("power", (np.array([2.0, 3.0, 5.0]), np.array([True, True, True])))
+    gpu = Outcome(values=np.array([2.0, 2.9999999999999996, 5.0]), dtype="float64", shape=(3,))
+    (within,) = on_cuda(case, gpu, contract=contracts.XLA_GPU).mismatches
+    assert "XLA's GPU power is CUDA's pow" in within.within, within
+    (beyond,) = on_cuda(case, off_by_float64(gpu, 2), contract=contracts.XLA_GPU).mismatches
+    assert not beyond.within, beyond
+
+
+def off_by_float64(outcome: Outcome, ulps: int) -> Outcome:
+    values = outcome.values.copy()
+    for _ in range(ulps):
+        values[1] = np.nextafter(values[1], -np.inf)
+    return Outcome(values=values, dtype=outcome.dtype, shape=outcome.shape)
+
+
 def test_a_clause_speaks_only_of_its_operations_dtypes_and_operands():
     """torch's division by a Python number (a multiplication by its reciprocal) may be 1 ULP off;
     division of two arrays is correctly rounded on CUDA, and must be."""

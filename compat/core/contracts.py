@@ -25,6 +25,7 @@ from fnmatch import fnmatchcase
 CUDA_GUIDE = "https://docs.nvidia.com/cuda/cuda-programming-guide/05-appendices/mathematical-functions.html"
 JAX_ACCURACY = "https://docs.jax.dev/en/latest/accuracy.html"
 XLA_NVPTX = "https://github.com/openxla/xla/blob/main/xla/service/gpu/llvm_gpu_backend/nvptx_backend.cc"
+XLA_DEVICE_FUNCTIONS = "https://github.com/openxla/xla/blob/main/xla/service/gpu/target_util.cc"
 TORCH_DIV = "https://github.com/pytorch/pytorch/blob/main/aten/src/ATen/native/cuda/BinaryDivTrueKernel.cu"
 TORCH_COMPLEX = "https://github.com/pytorch/pytorch/blob/main/c10/util/complex.h"
 CUPY_COMPILER = "https://github.com/cupy/cupy/blob/main/cupy/cuda/compiler.py"
@@ -176,6 +177,10 @@ XLA_GPU = Contract(
     (("jax", "gpu:*"), ("jax", "cuda:*")),
     (
         *ulp_clauses(JAX_GPU_ULPS, "JAX's accuracy on NVIDIA GPUs", JAX_ACCURACY, plus=0.5),
+        # JAX's page lists no power: XLA's GPU backend calls libdevice's __nv_pow, CUDA's own
+        *ulp_clauses(
+            {"power": CUDA_ULPS["power"]}, "XLA's GPU power is CUDA's pow (__nv_pow)", XLA_DEVICE_FUNCTIONS
+        ),
         *(
             Clause(
                 f"JAX's accuracy on NVIDIA GPUs: {op} of bfloat16 within {bound:g} ULP",
