@@ -5,7 +5,9 @@ has not is counted, not a divergence; the device's contract and today's registry
 
 from __future__ import annotations
 
-from compat.harness.rematch import rematch
+from dataclasses import replace
+
+from compat.harness.rematch import Rematched, judged_again, rematch
 from compat.results import records, registry
 from tests.helpers import REPO, output, run
 
@@ -64,6 +66,21 @@ def test_the_devices_contract_judges_what_the_cpu_judged_bit_for_bit():
     assert ("torch", "true_divide") in within and ("jax", "exp") in within, within
     assert all(d.contract for d in found.run.divergences if d.status == "contract")
     assert not [d for d in recorded.divergences if d.status == "contract"]  # the run judged them new
+
+
+def test_a_record_too_long_to_judge_again_keeps_the_clause_its_run_found():
+    """A record keeps its first 64 values: one its run found within the device's contract cannot be
+    judged again offline and keeps the run's clause (the second H200 run's atan2 of 144 values read
+    as new); one its run judged new stays new."""
+    _, found = rematched(DEVICES)
+    within = next(
+        d for d in found.run.divergences if d.status == "contract" and len(d.actual.get("values", [])) > 1
+    )
+    cut = replace(within, actual={**within.actual, "values": within.actual["values"][:1]})
+    kept = judged_again(cut, False, registry.load(registry.DEFAULT), Rematched(found.run))
+    assert (kept.status, kept.contract) == ("contract", within.contract), kept
+    new = replace(cut, status="new", contract=None)
+    assert judged_again(new, False, registry.load(registry.DEFAULT), Rematched(found.run)).status == "new"
 
 
 def test_a_dtype_the_row_has_not_is_counted_once_not_a_divergence():
