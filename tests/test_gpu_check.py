@@ -142,3 +142,23 @@ def test_cupy_declares_what_the_installed_cupy_lacks_unsupported():
     assert adapter.unsupported("to_device") == "cupy 14.2.0's ndarray has no to_device"
     assert "NaN-ignoring" in adapter.unsupported("nansum")
     assert adapter.reference_device == "cuda:0"
+
+
+def test_what_a_row_has_not_is_one_line_per_operation():
+    """The H200 check listed CuPy's logical_and of complex once per signature (25 lines of 2 cases):
+    an operation's signatures are one line with their cases added, its first three named."""
+    reason = "outside the standard's dtype category"
+    found = {
+        f"logical_and of complex128, {other}": (reason, 2) for other in ("int8", "int16", "uint8", "uint16")
+    }
+    found["dtype bfloat16"] = ("cupy has no bfloat16", 749)
+    found["__index__ of bool"] = (reason, 4)
+    assert aggregate.unsupported_by_operation(found) == [
+        ("__index__ of bool", reason, 4),
+        ("dtype bfloat16", "cupy has no bfloat16", 749),
+        (
+            "logical_and of complex128, int16; complex128, int8; complex128, uint16 and 1 more",
+            reason,
+            8,
+        ),
+    ]

@@ -33,7 +33,7 @@ from pathlib import Path
 from compat import adapters
 from compat.core.row import Row
 from compat.devices import cuda
-from compat.results import causes, records
+from compat.results import aggregate, causes, records
 from compat.specs import DIRECTORY as SPECS
 from compat.specs import report_options
 
@@ -230,7 +230,11 @@ def render(found: dict) -> str:
     if not found["rows"]:
         lines.append("(no row checked a case)")
     for where, row in found["rows"].items():
-        lines += [f"{where} has no {what}: {n} cases not checked" for what, n in row["unsupported"].items()]
+        unsupported = {what: ("", n) for what, n in row["unsupported"].items()}
+        lines += [
+            f"{where} has no {what}: {n} cases not checked"
+            for what, _, n in aggregate.unsupported_by_operation(unsupported)
+        ]
     if found["causes"]:
         lines.append("new causes, largest first (python -m compat report DIR --run ID lists their records):")
         lines += [f"  {c['cause']} ({c['records']} records)" for c in found["causes"]]

@@ -35,6 +35,30 @@ def distinct(divergences: Iterable) -> list:
     return sorted(merged.values(), key=lambda r: r.key.sort_key())
 
 
+def unsupported_by_operation(found: dict[str, tuple[str, int]]) -> list[tuple[str, str, int]]:
+    """What a row has not, one line per operation or dtype: the signatures of one operation
+    ('logical_and of complex128, int16' and 29 others) are one line, its first signatures named.
+    ``found``: what -> (reason, cases not checked); returns (what, reason, cases), sorted."""
+    groups: dict[str, list[tuple[str, str, int]]] = defaultdict(list)
+    for what, (reason, cases) in found.items():
+        operation, of, signature = what.partition(" of ")
+        groups[operation if of else what].append((signature, reason, cases))
+    lines = []
+    for name, members in sorted(groups.items()):
+        if len(members) == 1:
+            signature, reason, cases = members[0]
+            lines.append((f"{name} of {signature}" if signature else name, reason, cases))
+            continue
+        signatures = sorted(signature for signature, _, _ in members)
+        shown = "; ".join(signatures[:3]) + (
+            f" and {len(signatures) - 3} more" if len(signatures) > 3 else ""
+        )
+        reasons = {reason for _, reason, _ in members}
+        reason = reasons.pop() if len(reasons) == 1 else f"{members[0][1]}; {len(reasons)} reasons in all"
+        lines.append((f"{name} of {shown}", reason, sum(cases for _, _, cases in members)))
+    return lines
+
+
 def where_and_family(record) -> tuple[str, str]:
     return record.where, record.family
 

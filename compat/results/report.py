@@ -94,19 +94,18 @@ def summary_table(run: Run, registry: Registry) -> str:
 
 def unsupported_lines(run: Run) -> list[str]:
     """row: operation or dtype (reason): cases not checked, for every operation and dtype a
-    backend declared it has not: one line each, however many operations and signatures met it."""
-    found: dict[tuple[str, str], str] = {}
-    cases: dict[tuple[str, str], int] = {}
+    backend declared it has not: one line each (an operation's signatures together), however many
+    specs met it."""
+    found: dict[str, dict[str, tuple[str, int]]] = {}
     for record in run.checks:
+        row = found.setdefault(record.where, {})
         for what, reason in record.unsupported.items():
-            found[(record.where, what)] = reason
-            cases[(record.where, what)] = cases.get((record.where, what), 0) + record.unsupported_cases.get(
-                what, 0
-            )
+            cases = row.get(what, (reason, 0))[1] + record.unsupported_cases.get(what, 0)
+            row[what] = (reason, cases)
     return [
-        f"  {where}: {what} ({reason})"
-        + (f": {cases[where, what]} cases not checked" if cases[where, what] else "")
-        for (where, what), reason in sorted(found.items())
+        f"  {where}: {what} ({reason})" + (f": {cases} cases not checked" if cases else "")
+        for where, row in sorted(found.items())
+        for what, reason, cases in aggregate.unsupported_by_operation(row)
     ]
 
 
