@@ -13,6 +13,7 @@ from tests.helpers import REPO, output, run
 
 FIXTURE = REPO / "fixtures" / "gpu-h200"
 DEVICES, CUPY = "20261128T064422Z-fbc3f4", "20261128T064419Z-c65b9d"
+SECOND = "20261128T202959Z-8392c4"  # the second GPU check's torch@cuda:0
 
 
 def rematched(run_id: str):
@@ -44,6 +45,18 @@ def test_a_device_lost_in_a_child_process_spares_the_worker():
     assert {d.kind for d in found.run.divergences if d.worker == "gw1" and "device-side" in d.detail} == {
         "crash"
     }
+
+
+def test_a_run_that_ended_the_process_of_its_lost_device_voids_nothing():
+    """Today's runs end the process a device-side assert left unusable (a DeviceLost crash) and run
+    the rest in a new one: two such crashes of two specs in one worker are no poisoned process."""
+    recorded, found = rematched(SECOND)
+    crashes = [d for d in recorded.divergences if d.kind == "crash"]
+    assert [d.spec.split("::")[1].partition("[")[0] for d in crashes] == [
+        "test_gradient_conventions_survey",
+        "test_item_in_place_add_and_subtract",
+    ], crashes
+    assert found.void == 0 and len(found.run.written) == len(recorded.written), found.lines()
 
 
 def test_a_release_that_refuses_a_registered_behaviour_otherwise_matches_its_own_entry():

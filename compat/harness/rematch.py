@@ -104,12 +104,15 @@ def after(record, lost) -> bool:
 
 def shows_lost_device(record) -> bool:
     """A divergence whose error, or a survey cell whose value, is what its row's framework raises for
-    a device it lost."""
+    a device it lost; not a DeviceLost crash, which a run records where it ended that process (or
+    lost only a child's device): what the worker wrote after it, a new process wrote."""
     pattern = fact(record, "device_lost")
     if not pattern:
         return False
     if isinstance(record, Divergence):
         error = (record.actual or {}).get("error") or {}
+        if error.get("type") == LOST:
+            return False
         text = f"{error.get('type', '')}: {error.get('message', '')}"
     elif isinstance(record, Observation):
         text = record.value
