@@ -75,9 +75,10 @@ def test_a_call_that_leaves_its_device_unusable_is_a_crash_and_the_next_call_get
     assert refused.error_category == "index", refused.describe()  # an error that spares the device: as it is
 
 
-def test_a_child_loads_the_plugin_only_for_the_plugins_devices():
+def test_a_child_loads_the_plugin_only_where_it_spares_the_accelerators():
     """A call isolated on an accelerator runs where the plug-in was not loaded: torch's PrivateUse1
-    device breaks every CUDA backward of its process (pytorch/pytorch#161129)."""
+    device breaks every CUDA backward of its process (pytorch/pytorch#161129). A plug-in that spares
+    them shares one child with every device (a framework starts once)."""
     adapter = load_adapter("tests.broken_adapters:BrokenBesideItsPlugin")
     isolation = Isolation()
     for n, device in enumerate(("gpu:0", "apu:0", "gpu:0")):  # the accelerator's child stays its own
@@ -86,3 +87,8 @@ def test_a_child_loads_the_plugin_only_for_the_plugins_devices():
             device,
             outcome.describe(),
         )
+    assert len(isolation.children) == 2
+    sharing = load_adapter("tests.broken_adapters:TwoDeviceKinds")
+    for n, device in enumerate((None, "apu:0", "gpu:0")):
+        assert isolation.run(sharing, Case("multiply", (INTS, n)), device).error is None
+    assert len(isolation.children) == 3

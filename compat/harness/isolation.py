@@ -109,9 +109,13 @@ class Isolation:
         """``case`` (compat.core.case.Case) on ``adapter`` in its child, in execution ``mode``,
         with the plug-in ``fault`` (name, seed) switched on there as it is here, within
         ``limit`` seconds (default: the per-call limit)."""
-        # a plug-in is loaded only where its device is under test: torch's PrivateUse1 device,
-        # once loaded, is torch's accelerator, and a CUDA backward beside it fails (pytorch#161129)
-        which = (adapter.selector, device in adapter.placement.plugin_devices())
+        # a plug-in kept apart from the accelerators is not loaded where they compute: torch's
+        # PrivateUse1 device, once loaded, is torch's accelerator, and a CUDA backward beside it fails
+        plugin = adapter.plugin
+        apart = (
+            plugin is not None and bool(plugin.apart_from_accelerators) and device in plugin.accelerators()
+        )
+        which = (adapter.selector, not apart)
         request = pickle.dumps((case, device, fault, mode))
         key = (*which, request)
         if key not in self.outcomes:
@@ -232,8 +236,9 @@ def death_notice(returncode: int, stderr: str) -> str:
 
 
 def child(selector: str, with_plugin: bool) -> None:
-    """Serve calls for one adapter until stdin closes; ``with_plugin``: on its plug-in's devices,
-    which this child loads (and whose faults it switches as asked)."""
+    """Serve calls for one adapter until stdin closes; ``with_plugin``: this child loads the
+    adapter's plug-in (and switches its faults as asked), unless it serves an accelerator the
+    plug-in is kept apart from (``PluginDevices.apart_from_accelerators``)."""
     from compat.adapters import load_adapter
     from compat.devices import DeviceBuildError
     from compat.harness.isolation import (  # this module runs as __main__; use the importable one
