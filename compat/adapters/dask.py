@@ -45,6 +45,7 @@ MISSING = {
         "take_along_axis": "take_along_axis",
         "from_dlpack": "from_dlpack",
         "from_dlpack_of": "from_dlpack",
+        "from_dlpack_onto": "from_dlpack",
     }.items()
 }
 

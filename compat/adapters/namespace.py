@@ -43,6 +43,7 @@ STANDARD = {
 INSPECTION = {
     "to_device": "x.to_device(device)",
     "from_dlpack_of": "xp.from_dlpack(x, copy=copy)",
+    "from_dlpack_onto": "xp.from_dlpack(x, device=device)",
 }
 QUESTIONS = {f.__name__ for f in inspection.QUESTIONS}
 NOT_STANDARD = {
@@ -63,11 +64,6 @@ def standard_target(op: ops.Op) -> str | Unsupported:
         return f"xp.{op.name}"  # (unused: Adapter.target takes the table's Python first)
     if op.name in INSPECTION:
         return INSPECTION[op.name]
-    if op.name == "from_dlpack_onto":
-        return unsupported(
-            "not yet checked on a namespace row: from_dlpack(x, device=) onto each device the namespace "
-            "lists, which names devices nothing can be imported onto (array_api_compat.torch's 'meta')"
-        )
     if op.name in QUESTIONS:
         return "xp.__array_namespace_info__"  # asked by compat.adapters.inspection (NamespaceAdapter.target)
     if op.standard_name in STANDARD:
@@ -153,7 +149,24 @@ class NamespacePlacement(Placement):
     """The devices of the namespace's inspection API, each named as the library names it."""
 
     def devices(self):
-        return [device_name(d) for d in self.adapter.info.devices()]
+        return [device_name(d) for d in self.checked]
+
+    @functools.cached_property
+    def checked(self) -> list:
+        """The namespace's devices compat checks: those whose arrays hold values that can be read
+        (not torch's 'meta', which array_api_compat.torch lists: shapes and dtypes, no data), and of a
+        wrapper those its framework's row has (not torch's 'lazy', which compat's lazy mode adds)."""
+        framework = self.adapter.framework
+
+        def checked(device) -> bool:
+            try:
+                array = self.adapter.xp.asarray([0], device=device)
+                self.adapter.values.to_numpy(array)
+            except Exception:  # whatever the library raises for a device without data
+                return False
+            return framework is None or framework.placement.device_of(array) in framework.placement.devices()
+
+        return [d for d in self.adapter.info.devices() if checked(d)]
 
     def device_object(self, name: str):
         found = [d for d in self.adapter.info.devices() if device_name(d) == name]
@@ -223,6 +236,8 @@ class NamespaceAdapter(Adapter):
     def function(self, op):
         if op == "to_device":  # the array's method, to a device the namespace names
             return lambda x, device: x.to_device(self.placement.device_object(device))
+        if op == "from_dlpack_onto":  # onto a device the namespace names
+            return lambda x, device: self.xp.from_dlpack(x, device=self.placement.device_object(device))
         if op == "from_dlpack_of":
             return lambda x, copy=None: (
                 self.xp.from_dlpack(x) if copy is None else self.xp.from_dlpack(x, copy=copy)

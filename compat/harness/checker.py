@@ -516,13 +516,16 @@ def replay_status(
 def replayable_case(example: Example, checker: Checker) -> Case | None:
     """The example's case where it replays: on the backends and device it names, where the backend
     has its operation (torch's examples of from_dlpack_onto do not replay on array_api_compat.torch,
-    which has none: nothing there could reproduce them, nor show them fixed) and every backend
-    whose exported array it imports is installed; else None."""
+    which has none: nothing there could reproduce them, nor show them fixed), every backend whose
+    exported array it imports is installed, and any device it moves to is the row's; else None."""
     if not example.replays_on(checker.backend_info, checker.device):
         return None  # before the case is parsed: most examples are another backend's or device's
     case = example.case()
     if not all(declared(op) for op in operations_of(case)):
         return None  # a user's function, replayed by its own test once it declares it (xp.check_function)
+    moves_to = ops.get(case.op).moves_to  # onto a device the row has not (cpu:0 where a namespace names cpu)
+    if moves_to is not None and case.args[moves_to] not in checker.backend.placement.devices():
+        return None
     return case if checker.backend.unsupported(case.op) is None and producers_installed(case) else None
 
 

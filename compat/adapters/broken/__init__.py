@@ -91,6 +91,7 @@ from compat.adapters.broken.statistics import (
 )
 from compat.adapters.broken.wrapped import (
     ArgsortDescendingReversesTies,
+    FromDlpackWithoutDevice,
     FullRefusesAnIntShape,
     IntactNamespace,
     LinspaceLeavesOutStopByDefault,
@@ -168,6 +169,7 @@ FAULTS = (
     VecdotForgetsTheConjugate,
     RemainderByDivision,
     ArgsortDescendingReversesTies,
+    FromDlpackWithoutDevice,
 )  # every fault, by family: what python -m compat detect runs
 # correct adapters that differ from NumPy where the standard allows it (``control = True``): named
 # to python -m compat detect, each must show no divergence

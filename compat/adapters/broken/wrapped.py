@@ -107,6 +107,15 @@ class ArgsortDescendingReversesTies(BrokenNamespace):
     catch = Catch("test_sort_and_argsort_order_nan_and_ties", "argsort", "value", narrow="descending")
 
 
+class FromDlpackWithoutDevice(BrokenNamespace):
+    """from_dlpack takes no device keyword: from_dlpack(x, device=d) raises TypeError (the standard
+    has placed the array on d since 2023.12)."""
+
+    name, family = "broken_ns_from_dlpack_without_device", "interchange"
+    module = namespace("from_dlpack_without_device")
+    catch = Catch("test_from_dlpack_onto_each_device_keeps_every_bit", "from_dlpack_onto", "error")
+
+
 class IntactNamespace(BrokenNamespace):
     """array_api_compat.numpy rebuilt as the broken namespaces are, nothing broken: must show nothing."""
 
