@@ -354,3 +354,24 @@ def test_a_shadowed_example_fails_the_known_spec(tmp_path):
     )
     assert process.returncode == 1, output(process)
     assert "registry: the example of planted is matched by first-one first" in process.stdout, output(process)
+
+
+def test_an_example_that_moves_to_a_device_the_row_has_not_does_not_replay_there():
+    """A registry example of from_dlpack_onto(x, 'cpu:0') (torch's name for its CPU) cannot be replayed
+    on a namespace that names it 'cpu': there it would raise for the name and read as fixed."""
+    from compat.adapters import load_adapter
+    from compat.harness.checker import Checker, Session, replayable_case
+
+    example = registry.Example(
+        "interchange",
+        "from_dlpack_onto(x0, 'cpu:0')",
+        {"x0": "exported('numpy', np.array([1, 2], dtype=np.uint8))"},
+    )
+    numpy = load_adapter("numpy")
+    session = Session(numpy, registry.Registry())
+    on = {
+        s: Checker(load_adapter(s), "interchange", "spec", session)
+        for s in ("torch", "array-api:array_api_compat.torch")
+    }
+    assert replayable_case(example, on["torch"]) is not None
+    assert replayable_case(example, on["array-api:array_api_compat.torch"]) is None

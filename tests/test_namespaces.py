@@ -10,10 +10,11 @@ import numpy as np
 import pytest
 
 from compat.adapters import AdapterError, BackendMissing, load_adapter, resolve
-from compat.adapters.namespace import PREFIX, NamespaceAdapter
+from compat.adapters.namespace import PREFIX, NamespaceAdapter, device_name
 from compat.core import dtypes, ops
 from compat.core.case import Case
 from compat.core.row import Row
+from compat.core.source import exported
 from compat.harness.checker import backend_info
 from compat.harness.plan import EVERY_EXAMPLE, ON_A_SHARE, parse_device, select
 from compat.harness.reproducer import reproducer
@@ -96,6 +97,28 @@ def test_devices_are_the_namespaces_by_its_own_names():
     assert moved.device == "device1" and moved.values.tolist() == [0.0, 1.0, 2.0]
     assert parse_device(f"{STRICT}:device1", [adapter]) == (STRICT, "device1")
     assert Row.parse(f"{STRICT}@device1") == Row(STRICT, device="device1")
+
+
+def test_a_namespace_is_checked_on_its_devices_that_hold_data_and_a_wrapper_on_its_frameworks():
+    """array_api_compat.torch lists torch's meta device (shapes, no data) and, once compat's lazy
+    mode has started torch's lazy backend in the process, lazy:0: nothing can be imported onto the
+    first, and the second is compat's own doing. Its row checks neither; strict's every device."""
+    import torch._lazy.ts_backend
+
+    torch._lazy.ts_backend.init()  # as the torch~lazy mode does in a test worker
+    wrapper = load_adapter("array-api:array_api_compat.torch")
+    listed = {str(d) for d in wrapper.info.devices()}
+    assert {"meta", "lazy:0"} <= listed, listed
+    checked = wrapper.placement.devices()
+    assert "cpu" in checked and not {"meta", "lazy:0"} & set(checked), checked  # (apu:0 where it is loaded)
+    strict = load_adapter(STRICT)
+    assert strict.placement.devices() == [device_name(d) for d in strict.info.devices()]
+
+
+def test_from_dlpack_onto_a_device_goes_by_the_namespaces_device_object():
+    adapter = load_adapter(STRICT)
+    imported = adapter.call("from_dlpack_onto", (exported("numpy", np.arange(3.0)), "device1"))
+    assert imported.device == "device1" and imported.values.tolist() == [0.0, 1.0, 2.0], imported.describe()
 
 
 def test_the_default_run_has_strict_on_every_example_and_the_wrappers_on_a_share_of_every_family():
