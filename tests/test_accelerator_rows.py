@@ -92,3 +92,16 @@ def test_a_plugin_that_breaks_the_accelerators_is_left_out_beside_them(out):
     assert rows == {"broken_beside_its_plugin", "broken_beside_its_plugin@gpu:0"}, rows
     beside = [d for d in found.divergences if d.backend.name == "broken_beside_its_plugin"]
     assert not beside, [d.detail for d in beside]  # the row computes: its plug-in was never loaded
+
+
+def test_each_new_cause_is_reproduced_alone(out):
+    """The first record's reproducer of each new cause runs in a fresh interpreter after the runs:
+    what it printed shows both sides, here the flushed subnormal against the CPU's."""
+    summary = json.loads((out / "gpu-check.json").read_text())
+    reproducers = summary["reproducers"]
+    assert len(reproducers) == summary["rows"]["two_device_kinds@gpu:0"]["new_causes"], reproducers
+    for reproducer in reproducers:
+        assert reproducer["status"] == "exit 0", reproducer
+        printed = Path(reproducer["script"]).with_suffix(".out").read_text()
+        assert "on cpu:0:" in printed and "on gpu:0:" in printed, printed
+    assert "each new cause's reproducer run alone" in (out / "gpu-check.txt").read_text()

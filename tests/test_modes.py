@@ -226,6 +226,6 @@ def test_a_mode_row_on_a_plugin_device_is_reproduced_on_both_devices_in_that_mod
     assert on_cpu.startswith("tensorflow 2") and "function on CPU:0:" in on_cpu and "float32[9]" in on_cpu, (
         shown
     )
-    assert on_apu.split("function: ", 1)[1] == on_cpu.split("CPU:0: ", 1)[1], (
+    assert on_apu.split("function on APU:0: ", 1)[1] == on_cpu.split("CPU:0: ", 1)[1], (
         shown
     )  # the same graph, bit for bit

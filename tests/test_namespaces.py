@@ -103,9 +103,9 @@ def test_a_namespace_is_checked_on_its_devices_that_hold_data_and_a_wrapper_on_i
     """array_api_compat.torch lists torch's meta device (shapes, no data) and, once compat's lazy
     mode has started torch's lazy backend in the process, lazy:0: nothing can be imported onto the
     first, and the second is compat's own doing. Its row checks neither; strict's every device."""
-    import torch._lazy.ts_backend
+    from compat.adapters.torch import start_lazy_backend
 
-    torch._lazy.ts_backend.init()  # as the torch~lazy mode does in a test worker
+    start_lazy_backend()  # as the torch~lazy mode does in a test worker
     wrapper = load_adapter("array-api:array_api_compat.torch")
     listed = {str(d) for d in wrapper.info.devices()}
     assert {"meta", "lazy:0"} <= listed, listed

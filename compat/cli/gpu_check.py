@@ -11,7 +11,8 @@ DESCRIPTION = (
     "Run the specs on the CUDA rows this machine has (torch@cuda:0 and jax[x64]@gpu:0 on a share of "
     "the examples, compared with NumPy and with their CPU; CuPy, compared with NumPy) and the "
     "self-test's control, side by side, in report mode, interrupted at the time limit; write the "
-    "records and a summary (rows, cases, divergences new and known, cases per second per row) to DIR. "
+    "records and a summary (rows, cases, divergences new and known, cases per second per row) to DIR; "
+    "then run each new cause's reproducer alone, in a fresh interpreter (DIR/reproducers). "
     "Installs nothing. Exit status 0 when it ran (divergences do not fail it), 2 on a machine "
     "without a CUDA device (nothing to check), 1 when no row checked a case."
 )

@@ -27,6 +27,7 @@ import sys
 import time
 import xml.etree.ElementTree as ElementTree
 from collections import defaultdict
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -39,6 +40,8 @@ from compat.specs import report_options
 
 GRACE = 45.0  # seconds an interrupted pytest run has to stop and describe itself before it is killed
 SUMMARY_TIME = 20.0  # seconds kept back from the deadline for the summary
+REPRODUCE_TIME = 60.0  # seconds kept back for the new causes' reproducers, each run alone
+REPRODUCER_LIMIT = 45.0  # seconds one reproducer may run (a framework's start on a GPU included)
 # the self-test's control: the kernel-wide specs test_selftest runs (tests/test_selftest.py); not
 # the forms of the standard's parameters and special cases with a Python scalar, which call the
 # kernels the others meet with other argument forms (half as long again, and no fault more caught)
@@ -143,6 +146,51 @@ def run_until(commands: dict[str, list[str]], out: Path, deadline: float) -> dic
 PARAM = re.compile(r"\[(.*)\]$")
 
 
+def reproduce_alone(out: Path, deadline: float, workers: int) -> list[dict]:
+    """The first record's reproducer of each new cause, written to ``out/reproducers/rNNN.py`` and
+    run alone in a fresh interpreter (several at once, until ``deadline``), what it printed (both
+    sides, then its exit status) in ``rNNN.out``. A cause whose two sides agree when run alone came
+    from the run's process, not from the call (on an H200, torch's CUDA gradients failed only beside
+    compat's loaded plug-in): read them before a cause is reported or registered."""
+    loaded = records.load(out, validate=False)
+    new = causes.by_cause([d for run in loaded.runs.values() for d in run.divergences], status="new")
+    folder = out / "reproducers"
+    folder.mkdir(exist_ok=True)
+    source_tree = str(Path(__file__).resolve().parents[2])  # compat importable from a source tree
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join(filter(None, [source_tree, os.environ.get("PYTHONPATH")])),
+    }
+
+    def run(number: int) -> dict:
+        group = new[number]
+        script = folder / f"r{number:03d}.py"
+        script.write_text(group.records[0].reproducer)
+        found = {
+            "cause": group.name,
+            "records": len(group.records),
+            "script": str(script),
+            "status": "not run",
+        }
+        left = min(deadline - time.monotonic(), REPRODUCER_LIMIT)
+        if left < 5:
+            return found
+        start = time.monotonic()
+        try:
+            done = subprocess.run(
+                [sys.executable, str(script)], capture_output=True, text=True, timeout=left, env=env
+            )
+            printed, found["status"] = done.stdout + done.stderr[-3000:], f"exit {done.returncode}"
+        except subprocess.TimeoutExpired:
+            printed, found["status"] = "", f"timed out after {left:.0f} s"
+        found["seconds"] = round(time.monotonic() - start, 1)
+        script.with_suffix(".out").write_text(f"{printed}\n{found['status']}, {found['seconds']} s\n")
+        return found
+
+    with ThreadPoolExecutor(max(1, min(workers, 8))) as pool:
+        return list(pool.map(run, range(len(new))))
+
+
 def seconds_per_row(out: Path, rows: set[str]) -> dict[str, float]:
     """Row -> seconds its params took, summed, from the runs' JUnit XML (a param's id holds its row)."""
     seconds: defaultdict[str, float] = defaultdict(float)
@@ -213,6 +261,14 @@ def summary(out: Path, skipped: dict[str, str] | None = None) -> dict:
     }
 
 
+def ran(reproducer: dict) -> str:
+    """How a reproducer run alone ended: 'exit 0 in 4.4 s', 'timed out after 45 s', 'not run'."""
+    seconds = reproducer.get("seconds")
+    return reproducer["status"] + (
+        f" in {seconds} s" if seconds is not None and "exit" in reproducer["status"] else ""
+    )
+
+
 def render(found: dict) -> str:
     """The summary as a table (a row's new divergences as causes and records), its unsupported
     dtypes and operations, then the new causes, the skipped rows, the settings and the runs."""
@@ -238,6 +294,11 @@ def render(found: dict) -> str:
     if found["causes"]:
         lines.append("new causes, largest first (python -m compat report DIR --run ID lists their records):")
         lines += [f"  {c['cause']} ({c['records']} records)" for c in found["causes"]]
+    if found.get("reproducers"):
+        lines.append(
+            "each new cause's reproducer run alone (what it printed, both sides: reproducers/rNNN.out):"
+        )
+        lines += [f"  {Path(r['script']).stem}: {ran(r)}: {r['cause']}" for r in found["reproducers"]]
     lines += [f"skipped {where}: {why}" for where, why in found["skipped"].items()]
     for backend, named in found["device_settings"].items():
         lines += [f"{backend}: {name} = {value}" for name, value in named.items()]
@@ -252,7 +313,8 @@ def main(out: Path, minutes: float, workers: int) -> int:
     if not count:
         print(f"compat gpu-check: {reason}: nothing to check", file=sys.stderr)
         return 2
-    deadline = time.monotonic() + minutes * 60 - SUMMARY_TIME - GRACE
+    end = time.monotonic() + minutes * 60 - SUMMARY_TIME
+    deadline = end - GRACE - REPRODUCE_TIME
     out.mkdir(parents=True, exist_ok=True)
     found = plan(workers)
     commands = {name: command(name, arguments, out) for name, arguments in found.runs.items()}
@@ -264,6 +326,7 @@ def main(out: Path, minutes: float, workers: int) -> int:
     status = run_until(commands, out, deadline)
     checked = summary(out, found.skipped)
     checked["exit_status"] = status
+    checked["reproducers"] = reproduce_alone(out, end, workers)
     text = render(checked)
     control = out / "control.log"
     if control.exists():

@@ -134,9 +134,8 @@ def reproducer(
         if isinstance(reference, OnDevice):
             where = label(backend) + (" " + mode if mode != "eager" else "") + " on " + reference.device
             lines.append(f"print({where + ':'!r}, {call(reference.device, mode)})")
-        lines.append(
-            f"print({label(backend) + (' ' + mode if mode != 'eager' else '') + ':'!r}, {call(device, mode)})"
-        )
+        where = label(backend) + (" " + mode if mode != "eager" else "") + (" on " + device if device else "")
+        lines.append(f"print({where + ':'!r}, {call(device, mode)})")
     return with_imports(lines)
 
 
