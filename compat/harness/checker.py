@@ -524,7 +524,11 @@ def replayable_case(example: Example, checker: Checker) -> Case | None:
     if not all(declared(op) for op in operations_of(case)):
         return None  # a user's function, replayed by its own test once it declares it (xp.check_function)
     moves_to = ops.get(case.op).moves_to  # onto a device the row has not (cpu:0 where a namespace names cpu)
-    if moves_to is not None and case.args[moves_to] not in checker.backend.placement.devices():
+    if (
+        moves_to is not None
+        and len(case.args) > moves_to
+        and case.args[moves_to] not in checker.backend.placement.devices()
+    ):
         return None
     return case if checker.backend.unsupported(case.op) is None and producers_installed(case) else None
 

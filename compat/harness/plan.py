@@ -214,7 +214,8 @@ def select_devices(
     By default each backend's reference plug-in devices (compat's APU, apu, a second
     JAX CPU device) and the machine's accelerators it can use (torch's cuda:0, JAX's gpu:0;
     those it cannot, with the reason, in the second dict and no row), on the first config of
-    each backend only: devices are about kernels, not configs."""
+    each backend only: devices are about kernels, not configs. A plug-in kept apart from the
+    accelerators (torch's apu beside cuda:0) is left out where one is checked, with the reason."""
     devices: dict[str, list[str]] = {}
     if requested == ["none"]:
         return devices, {}
