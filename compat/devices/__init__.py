@@ -44,6 +44,11 @@ class PluginDevices:
     def reset_kernel_counters(self) -> None:
         pass
 
+    def kept_apart_from(self, device: str | None) -> bool:
+        """Whether ``device`` is one of the machine's accelerators this plug-in must not be loaded
+        beside (``apart_from_accelerators``)."""
+        return bool(self.apart_from_accelerators) and device in self.accelerators()
+
     def accelerators(self) -> dict[str, str | None]:
         """The machine's own accelerators the framework computes on (its CUDA GPU, issue 35),
         checked by default beside the plug-ins: device -> None where usable, else why not."""

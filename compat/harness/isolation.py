@@ -111,11 +111,7 @@ class Isolation:
         ``limit`` seconds (default: the per-call limit)."""
         # a plug-in kept apart from the accelerators is not loaded where they compute: torch's
         # PrivateUse1 device, once loaded, is torch's accelerator, and a CUDA backward beside it fails
-        plugin = adapter.plugin
-        apart = (
-            plugin is not None and bool(plugin.apart_from_accelerators) and device in plugin.accelerators()
-        )
-        which = (adapter.selector, not apart)
+        which = (adapter.selector, adapter.plugin is None or not adapter.plugin.kept_apart_from(device))
         request = pickle.dumps((case, device, fault, mode))
         key = (*which, request)
         if key not in self.outcomes:

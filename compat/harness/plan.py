@@ -250,7 +250,7 @@ def apart_from_accelerators(adapter, devices: dict[str, list[str]]) -> dict[tupl
     plugin, wanted = adapter.plugin, devices.get(adapter.id, [])
     if plugin is None or not plugin.apart_from_accelerators:
         return {}
-    beside = [d for d in wanted if d in plugin.accelerators()]
+    beside = [d for d in wanted if plugin.kept_apart_from(d)]
     apart = [d for d in wanted if d in plugin.names] if beside else []
     devices[adapter.id] = [d for d in wanted if d not in apart]
     return {
