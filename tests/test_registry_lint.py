@@ -3,9 +3,11 @@ registry passes them, and each catches what it is for when it is planted."""
 
 from __future__ import annotations
 
+import json
+
 from compat.harness import lint
 from compat.results import registry
-from tests.helpers import output, run
+from tests.helpers import divergence_record, output, run
 from tests.test_registry import entry, write
 
 EXAMPLE = """
@@ -92,3 +94,25 @@ def test_lint_of_a_users_registry_from_the_command_line(tmp_path):
     assert process.returncode == 1, output(process)
     assert "also-add: no example, and no 'unreplayable'" in process.stdout, output(process)
     assert process.stdout.strip().endswith("2 problem(s)"), output(process)
+
+
+def test_a_device_entry_that_claims_what_every_device_does_is_caught(tmp_path):
+    """With a run's records: a record of a device row that an entry of every device matches too is
+    the framework's behaviour, which the device's entry must not claim."""
+    every_device = entry("every-device", backend="numpy", family='"promotion"', op='"add"', inputs='"int8,*"')
+    on_device = 'device = "apu:*"\nfamily = "promotion"\nunreplayable = "planted"\n'
+    results = tmp_path / "results" / "run-1"
+    results.mkdir(parents=True)
+    record = {**divergence_record(), "device": "apu:0", "run_id": "run-1"}
+    (results / "records-main.jsonl").write_text(json.dumps(record) + "\n")
+    (results / "run.json").write_text(json.dumps({"run_id": "run-1"}))
+
+    def found(device_entry: str) -> list[str]:
+        path = write(tmp_path, every_device + EXAMPLE + device_entry)
+        return [str(p) for p in lint.lint(registry.load(path), tmp_path / "results")]
+
+    broad = found(entry("apu-add", backend="numpy", op='"add"') + on_device)
+    assert len(broad) == 1 and broad[0].startswith("apu-add: a device's entry claims"), broad
+    assert "which every-device explains on every device" in broad[0], broad
+    narrowed = entry("apu-add", backend="numpy", op='"add"', inputs='"uint8,*"')
+    assert found(narrowed + on_device) == []  # its evidence only: the record is every-device's

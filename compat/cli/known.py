@@ -17,7 +17,8 @@ DESCRIPTION = (
     "lint: check registries (--registry, repeatable: a file or a folder; default compat's own): "
     "files of at most 1,500 lines, an example for every entry (or why not), every example one of its "
     "entry's and matched by it first and by no other entry of its level; with --records DIR, no record "
-    "of the latest run there matched by two entries of one level. Every run replays the registry's "
+    "of the runs there matched by two entries of one level, and none that a device's entry claims "
+    "matched by an entry of every device too. Every run replays the registry's "
     "examples first and reports entries whose examples no longer diverge as fixed in that version, "
     "and fails where another entry matches an example first."
 )

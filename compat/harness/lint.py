@@ -11,7 +11,10 @@ kept by people, compat's own and a user's alike.
   here by its entry's patterns (kind, the outcomes' classes, the reference), which stand in for
   the record a replay makes; a run checks the same exactly, by replaying (the known spec: a
   shadowed example fails it);
-- with records (``--records DIR``): no record of the run is matched by two entries of one level.
+- with records (``--records DIR``): no record of the run is matched by two entries of one level, and
+  none that a device's entry claims is matched by an entry of every device too (the device's entry
+  says the device differs from its reference device where the behaviour is the framework's: it
+  is broader than its evidence, and classifies the record wrongly).
 """
 
 from __future__ import annotations
@@ -190,12 +193,12 @@ def version_in(versions: str) -> str:
 
 
 def record_overlaps(registry: Registry, results: Path) -> list[Problem]:
-    """Entries of one level that both match a record of the runs under ``results``."""
+    """Entries of one level that both match a record of the runs under ``results``, and the device
+    entries that claim what every device does (``device_claims``)."""
+    runs = records.load(results, validate=False).runs.values()
     pairs: dict[tuple[str, str], object] = {}
-    for run in records.load(results, validate=False).runs.values():
-        for record in run.divergences:
-            if record.status in ("standard", "contract", "departs"):
-                continue
+    for run in runs:
+        for record in judged(run):
             matching = registry.matching(record.backend, record.fields)
             for other in matching[1:]:
                 if other.place(record.backend) == matching[0].place(record.backend):
@@ -205,7 +208,34 @@ def record_overlaps(registry: Registry, results: Path) -> list[Problem]:
             f"{a} and {b}", f"both match {r.where} {r.family} {r.op} [{r.kind}] {r.signature}: narrow one"
         )
         for (a, b), r in sorted(pairs.items())
+    ] + device_claims(registry, runs)
+
+
+def device_claims(registry: Registry, runs: Iterable[records.Run]) -> list[Problem]:
+    """A device's entry that claims a record which an entry of every device matches too: it says the
+    device differs from its reference device where the behaviour is the framework's, everywhere (it
+    is broader than its evidence, and names the record's cause wrongly)."""
+    claims: dict[tuple[str, str], object] = {}
+    for run in runs:
+        for record in judged(run):
+            matching = registry.matching(record.backend, record.fields)
+            if matching and "device" in matching[0].patterns:
+                general = next((e for e in matching if "device" not in e.patterns), None)
+                if general is not None:
+                    claims.setdefault((matching[0].id, general.id), record)
+    return [
+        Problem(
+            a,
+            f"a device's entry claims {r.where} {r.family} {r.op} [{r.kind}] {r.signature}, which {b} "
+            "explains on every device: narrow it to its evidence",
+        )
+        for (a, b), r in sorted(claims.items())
     ]
+
+
+def judged(run: records.Run) -> list:
+    """A run's divergences that the registry judges (not those the standard or a contract settles)."""
+    return [r for r in run.divergences if r.status not in ("standard", "contract", "departs")]
 
 
 def main(paths: list[str], results: str | None) -> int:
