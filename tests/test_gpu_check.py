@@ -96,7 +96,12 @@ def test_the_summary_counts_cases_divergences_and_cases_per_second_per_row(tmp_p
         '<testcase classname="compat.specs.promotion" name="test_y[numpy]" time="9.0"/>'
         "</testsuite></testsuites>"
     )
-    found = gpucheck.summary(out, {"jax[x64]@gpu:0": "JAX has no CUDA plug-in"})
+    # the known record's cause, as one entry of every device and one of CUDA, which claims it first
+    multiply = dict(backend="torch", family='"promotion"', op='"multiply"', unreplayable='"planted"')
+    known_ones = load(
+        tmp_path, entry("every-device", **multiply) + entry("cuda-too", device='"cuda:*"', **multiply)
+    )
+    found = gpucheck.summary(out, {"jax[x64]@gpu:0": "JAX has no CUDA plug-in"}, known_ones)
     assert found["rows"]["torch@cuda:0"] == {
         "cases": 48,
         "new_causes": 1,
@@ -114,6 +119,10 @@ def test_the_summary_counts_cases_divergences_and_cases_per_second_per_row(tmp_p
     assert "  torch@cuda:0 [dtype] arithmetic: int16 -> int8 (2 records)" in text, text
     assert "skipped jax[x64]@gpu:0: JAX has no CUDA plug-in" in text
     assert "torch: torch.backends.cuda.matmul.allow_tf32 = False" in text
+    assert "  cuda-too: a device's entry claims torch@cuda:0 promotion multiply [dtype]" in text, text
+    assert "which every-device explains on every device" in text, text
+    narrowed = load(tmp_path, entry("every-device", **multiply))
+    assert gpucheck.summary(out, known=narrowed)["device_claims"] == []
 
 
 def test_an_entry_of_a_device_is_stale_only_where_a_run_checked_that_device(tmp_path):

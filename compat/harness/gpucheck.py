@@ -34,7 +34,8 @@ from pathlib import Path
 from compat import adapters
 from compat.core.row import Row
 from compat.devices import cuda
-from compat.results import aggregate, causes, records
+from compat.harness import lint
+from compat.results import aggregate, causes, records, registry
 from compat.specs import DIRECTORY as SPECS
 from compat.specs import report_options
 
@@ -208,14 +209,16 @@ def seconds_per_row(out: Path, rows: set[str]) -> dict[str, float]:
     return dict(seconds)
 
 
-def summary(out: Path, skipped: dict[str, str] | None = None) -> dict:
+def summary(out: Path, skipped: dict[str, str] | None = None, known: registry.Registry | None = None) -> dict:
     """The check's summary from the records under ``out``: per row the cases checked, the new
     divergences by cause (compat.results.causes: what one registry entry would cover) and their
     records, the known ones, those the device's contract allows, the dtypes and operations it has
     not (with the cases not checked), the seconds its params took and cases per second; the new
     causes, largest first; the rows skipped with the reason; the settings each run named for its
-    devices."""
+    devices; the device entries of ``known`` (default compat's registry) that claim a record which
+    an entry of every device explains."""
     loaded = records.load(out, validate=False)
+    known = known if known is not None else registry.load(registry.DEFAULT)
     rows: dict[str, dict] = {}
     settings = {}
     divergences = []
@@ -257,6 +260,8 @@ def summary(out: Path, skipped: dict[str, str] | None = None) -> dict:
         "causes": [{"cause": g.name, "rows": g.rows, "records": len(g.records)} for g in new],
         "skipped": dict(skipped or {}),
         "device_settings": settings,
+        # what a GPU run alone can show of the registry: a device's entry broader than its evidence
+        "device_claims": [str(p) for p in lint.device_claims(known, loaded.runs.values())],
         "problems": [str(p) for p in loaded.problems],
     }
 
@@ -299,6 +304,9 @@ def render(found: dict) -> str:
             "each new cause's reproducer run alone (what it printed, both sides: reproducers/rNNN.out):"
         )
         lines += [f"  {Path(r['script']).stem}: {ran(r)}: {r['cause']}" for r in found["reproducers"]]
+    if found.get("device_claims"):
+        lines.append("the registry: device entries that claim what every device does (narrow each):")
+        lines += [f"  {claim}" for claim in found["device_claims"]]
     lines += [f"skipped {where}: {why}" for where, why in found["skipped"].items()]
     for backend, named in found["device_settings"].items():
         lines += [f"{backend}: {name} = {value}" for name, value in named.items()]
