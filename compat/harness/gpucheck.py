@@ -261,7 +261,7 @@ def summary(out: Path, skipped: dict[str, str] | None = None, known: registry.Re
         "skipped": dict(skipped or {}),
         "device_settings": settings,
         # what a GPU run alone can show of the registry: a device's entry broader than its evidence
-        "device_claims": [str(p) for p in lint.device_claims(known, loaded.runs.values())],
+        "device_claims": [str(p) for p in lint.device_claims(lint.matched(known, loaded.runs.values()))],
         "problems": [str(p) for p in loaded.problems],
     }
 

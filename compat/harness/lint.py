@@ -195,34 +195,41 @@ def version_in(versions: str) -> str:
 def record_overlaps(registry: Registry, results: Path) -> list[Problem]:
     """Entries of one level that both match a record of the runs under ``results``, and the device
     entries that claim what every device does (``device_claims``)."""
-    runs = records.load(results, validate=False).runs.values()
+    found = matched(registry, records.load(results, validate=False).runs.values())
     pairs: dict[tuple[str, str], object] = {}
-    for run in runs:
-        for record in judged(run):
-            matching = registry.matching(record.backend, record.fields)
-            for other in matching[1:]:
-                if other.place(record.backend) == matching[0].place(record.backend):
-                    pairs.setdefault((matching[0].id, other.id), record)
+    for record, matching in found:
+        for other in matching[1:]:
+            if other.place(record.backend) == matching[0].place(record.backend):
+                pairs.setdefault((matching[0].id, other.id), record)
     return [
         Problem(
             f"{a} and {b}", f"both match {r.where} {r.family} {r.op} [{r.kind}] {r.signature}: narrow one"
         )
         for (a, b), r in sorted(pairs.items())
-    ] + device_claims(registry, runs)
+    ] + device_claims(found)
 
 
-def device_claims(registry: Registry, runs: Iterable[records.Run]) -> list[Problem]:
-    """A device's entry that claims a record which an entry of every device matches too: it says the
-    device differs from its reference device where the behaviour is the framework's, everywhere (it
-    is broader than its evidence, and names the record's cause wrongly)."""
+def matched(registry: Registry, runs: Iterable[records.Run]) -> list[tuple]:
+    """Each divergence of ``runs`` that the registry judges (not those the standard or a device's
+    contract settles), with every entry that matches it, in matching order."""
+    return [
+        (record, registry.matching(record.backend, record.fields))
+        for run in runs
+        for record in run.divergences
+        if record.status not in ("standard", "contract", "departs")
+    ]
+
+
+def device_claims(found: list[tuple]) -> list[Problem]:
+    """Of ``matched``'s records, those a device's entry claims which an entry of every device matches
+    too: it says the device differs from its reference device where the behaviour is the
+    framework's, everywhere (it is broader than its evidence, and names the record's cause wrongly)."""
     claims: dict[tuple[str, str], object] = {}
-    for run in runs:
-        for record in judged(run):
-            matching = registry.matching(record.backend, record.fields)
-            if matching and "device" in matching[0].patterns:
-                general = next((e for e in matching if "device" not in e.patterns), None)
-                if general is not None:
-                    claims.setdefault((matching[0].id, general.id), record)
+    for record, matching in found:
+        if matching and "device" in matching[0].patterns:
+            general = next((e for e in matching if "device" not in e.patterns), None)
+            if general is not None:
+                claims.setdefault((matching[0].id, general.id), record)
     return [
         Problem(
             a,
@@ -231,11 +238,6 @@ def device_claims(registry: Registry, runs: Iterable[records.Run]) -> list[Probl
         )
         for (a, b), r in sorted(claims.items())
     ]
-
-
-def judged(run: records.Run) -> list:
-    """A run's divergences that the registry judges (not those the standard or a contract settles)."""
-    return [r for r in run.divergences if r.status not in ("standard", "contract", "departs")]
 
 
 def main(paths: list[str], results: str | None) -> int:

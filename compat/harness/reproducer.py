@@ -131,10 +131,10 @@ def reproducer(
             lines.append(
                 f"print({label(backend) + ' ' + reference.mode + ':'!r}, {call(device, reference.mode)})"
             )
+        row = label(backend) + (" " + mode if mode != "eager" else "")
         if isinstance(reference, OnDevice):
-            where = label(backend) + (" " + mode if mode != "eager" else "") + " on " + reference.device
-            lines.append(f"print({where + ':'!r}, {call(reference.device, mode)})")
-        where = label(backend) + (" " + mode if mode != "eager" else "") + (" on " + device if device else "")
+            lines.append(f"print({row + ' on ' + reference.device + ':'!r}, {call(reference.device, mode)})")
+        where = row + (" on " + device if device else "")
         lines.append(f"print({where + ':'!r}, {call(device, mode)})")
     return with_imports(lines)
 
