@@ -118,6 +118,11 @@ def jobs(tmp, malformed_results):
             tmp / "not-installed",
             PYTHONPATH=str(adapters),
         ),
+        # in an xdist controller, which asks the framework (a plug-in's own device it does not)
+        "unknown-device": lambda: run_pytest(
+            [PROMOTION, *quick, "-n", "1", "--backends", "jax[x64]", "--device", "jax:cpu:5"],
+            tmp / "unknown-device",
+        ),
         "bench-unknown-backend": lambda: run(
             ["-m", "compat", "bench", "--backends", "nosuch"], tmp / "bench-unknown"
         ),
@@ -142,6 +147,10 @@ def jobs(tmp, malformed_results):
 def test_unknown_backend(jobs):
     line = assert_one_line_error(jobs["unknown-backend"], "unknown backend 'nosuch'")
     assert "numpy" in line  # names the known ones
+
+
+def test_unknown_device(jobs):
+    assert_one_line_error(jobs["unknown-device"], "jax[x64] has no device cpu:5", "it sees: cpu:0")
 
 
 def test_bench_of_an_unknown_backend(jobs):

@@ -363,7 +363,15 @@ def prepare_devices(compat: CompatSession, config) -> None:
 
     runs_specs = hasattr(config, "workerinput") or not config.getoption("numprocesses", None)
     explicit = bool(config.getoption("device")) and config.getoption("device") != ["none"]
-    load = runs_specs or explicit
+    # a named device to ask its framework about: a plug-in's own devices exist once it is built
+    # (an xdist controller that loaded TensorFlow's plug-in to see APU:0 spent 3 s of CPU on it)
+    asked = {
+        adapter.id: [
+            d for d in compat.plan.devices.get(adapter.id, ()) if d not in adapter.placement.plugin_devices()
+        ]
+        for adapter in compat.adapters
+    }
+    load = runs_specs or (explicit and any(asked.values()))
     with_devices = [  # those that check a plug-in device (a CUDA row needs no build)
         adapter
         for adapter in compat.adapters
@@ -390,11 +398,7 @@ def prepare_devices(compat: CompatSession, config) -> None:
     if not explicit or hasattr(config, "workerinput"):
         return
     for adapter in compat.adapters:  # a device named on the command line must exist (a CUDA row too)
-        wanted = [
-            d
-            for d in compat.plan.devices.get(adapter.id, ())
-            if (adapter.id, d) not in compat.plan.unavailable
-        ]
+        wanted = [d for d in asked[adapter.id] if (adapter.id, d) not in compat.plan.unavailable]
         seen = adapter.placement.devices() if wanted else []
         unknown = [d for d in wanted if d not in seen]
         if unknown:
