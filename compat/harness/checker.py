@@ -6,7 +6,7 @@ pytest hooks write as records."""
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -351,11 +351,6 @@ class Checker:
         k = plan.step(len(rows), self.share * self.table_share, least)
         return rows[self.session.seed % k :: k]
 
-    def requires(self, op: str) -> None:
-        """Skip the spec (the operation counted as unsupported) where the backend declares ``op`` unsupported."""
-        if self.ledger.declared_unsupported(op) is not None:
-            pytest.skip(f"{self.backend.id} has no {op}: {self.ledger.unsupported[op]}")
-
     def observe(self, table: str, row: str, value: str) -> None:
         self.ledger.observe(table, row, value)  # one cell of a survey table; the backend is the column
 
@@ -462,34 +457,30 @@ def replay_examples(checker: Checker, wanted: Callable[[Case], bool]) -> None:
     checker's backend and device whose case is ``wanted``; each one's outcome (reproduced, or
     fixed in this version) goes to the ledger's ``replays``."""
     ledger = checker.ledger
-    if checker.backend.name == checker.session.reference.name:  # NumPy against itself
-        return
-    entries = checker.session.registry.by_id()
-    for entry in checker.session.registry.entries:
-        if not entry.applies_to(checker.backend_info):
-            continue
-        for example in entry.examples:
-            if example.family != ledger.family or (case := replayable_case(example, checker)) is None:
-                continue
-            if wanted(case):
-                ledger.replayed = []
-                counted = ledger.unsupported_cases.total()
-                try:
-                    # NumPy's refusal of a call the standard's signature admits: judged as its spec judged it
-                    signature = "error" in entry.kinds and entry.patterns.get("reference") == ("standard",)
-                    checker.replay(case, example.question(), signature)
-                finally:
-                    shown, ledger.replayed = ledger.replayed, None
-                status, by = replay_status(entry, shown, entries, checker.backend_info)
-                if status == "fixed" and ledger.unsupported_cases.total() > counted:
-                    # counted, not checked (a dtype the row lacks, a call outside the standard's category
-                    # on a namespace row): no evidence of a fix
-                    status = "unjudged"
-                ledger.replays.append((entry.id, case, status))
-                if status == "shadowed":
-                    ledger.shadowing[entry.id] = by
-                elif status == "overridden":
-                    ledger.overriding[entry.id] = by
+    session = checker.session
+    entries = session.registry.by_id()
+    for entry, example in examples_on(
+        session.registry, session.reference, checker.backend_info, checker.device, ledger.family
+    ):
+        if (case := replayable_case(example, checker)) is not None and wanted(case):
+            ledger.replayed = []
+            counted = ledger.unsupported_cases.total()
+            try:
+                # NumPy's refusal of a call the standard's signature admits: judged as its spec judged it
+                signature = "error" in entry.kinds and entry.patterns.get("reference") == ("standard",)
+                checker.replay(case, example.question(), signature)
+            finally:
+                shown, ledger.replayed = ledger.replayed, None
+            status, by = replay_status(entry, shown, entries, checker.backend_info)
+            if status == "fixed" and ledger.unsupported_cases.total() > counted:
+                # counted, not checked (a dtype the row lacks, a call outside the standard's category
+                # on a namespace row): no evidence of a fix
+                status = "unjudged"
+            ledger.replays.append((entry.id, case, status))
+            if status == "shadowed":
+                ledger.shadowing[entry.id] = by
+            elif status == "overridden":
+                ledger.overriding[entry.id] = by
 
 
 def replay_status(
@@ -511,6 +502,19 @@ def replay_status(
         return "fixed", []
     overriding = all(entries[e].specificity(backend) < entry.specificity(backend) for e in hidden)
     return ("overridden" if overriding else "shadowed"), hidden
+
+
+def examples_on(
+    registry: Registry, reference: Adapter, info: records.Backend, device: str | None, family: str
+) -> Iterator[tuple[Entry, Example]]:
+    """The registry's examples of ``family`` for the row ``info`` on ``device`` (none for NumPy, the
+    reference, against itself), with their entries; without the framework, so the known spec's
+    params of a row and family without one are not collected (compat.harness.xp.not_runnable)."""
+    if info.name != reference.name:
+        for entry in (e for e in registry.entries if e.applies_to(info)):
+            yield from (
+                (entry, ex) for ex in entry.examples if ex.family == family and ex.replays_on(info, device)
+            )
 
 
 def replayable_case(example: Example, checker: Checker) -> Case | None:

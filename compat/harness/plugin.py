@@ -240,6 +240,7 @@ class CompatSession:
         )
         self.watchdog: inflight.Watchdog | None = None  # the xdist controller's
         self.closing: list[str] = []  # the summary's last lines (compat.harness.crossreplay)
+        self.not_collected: list[str] = []  # what rows cannot run, by reason (compat.harness.xp)
 
     def write(self, record: records.Record) -> None:
         if self._writer is None:
@@ -592,7 +593,7 @@ def pytest_terminal_summary(terminalreporter, config):
         text = f"compat: {error}"
     terminalreporter.write_sep("=", "compat divergence summary")
     terminalreporter.write_line(text)
-    for line in compat.plan.lines()[1:] + skipped_lines(compat) + compat.closing:  # the rows on a share
+    for line in compat.plan.lines()[1:] + skipped_lines(compat) + compat.not_collected + compat.closing:
         terminalreporter.write_line(line)
     if casualties.summary(compat.run_directory):
         terminalreporter.write_line(casualties.summary(compat.run_directory))

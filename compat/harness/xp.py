@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 from collections import Counter
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from hypothesis import Phase, settings
@@ -15,10 +16,23 @@ from compat import adapters
 from compat.adapters import patches
 from compat.core.row import Row
 from compat.harness import casualties, supervision
-from compat.harness.checker import Checker
+from compat.harness.checker import Checker, examples_on, row_info
 from compat.harness.found import unwrap
 from compat.harness.plugin import session_of
 from compat.results import records, report
+
+
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers",
+        "compat_requires(op): the spec checks op (grad, to_device, ...): a row that declares op unsupported "
+        "does not collect it, and the report counts it as not checked there (not_runnable)",
+    )
+    config.addinivalue_line(
+        "markers",
+        "compat_where(condition, otherwise): the spec runs on the rows where condition(row, adapter) holds; "
+        "elsewhere its params are not collected, counted in the summary under otherwise",
+    )
 
 
 def pytest_generate_tests(metafunc):
@@ -29,10 +43,8 @@ def pytest_generate_tests(metafunc):
         "known_family" in metafunc.fixturenames
     ):  # compat/specs/known.py: the families the registry has examples of
         families = sorted({example.family for entry in compat.registry.entries for example in entry.examples})
-        metafunc.parametrize(
-            "known_family",
-            families or [pytest.param("", marks=pytest.mark.skip(reason="the registry has no examples"))],
-        )
+        # a registry without examples: one family of none, not collected on any row (not_runnable)
+        metafunc.parametrize("known_family", families or [""])
     params = []
     faults = metafunc.config.getoption("compat_fault")
     family = metafunc.module.__name__.rsplit(".", 1)[-1]
@@ -61,6 +73,109 @@ def pytest_generate_tests(metafunc):
     if not params:
         params = [pytest.param(None, id="no-backend", marks=pytest.mark.skip(reason="no backend selected"))]
     metafunc.parametrize("xp", params, indirect=True)
+
+
+NO_EXAMPLE = "the known spec's replays of a family the registry has no example of for the row"
+LACKS = "an operation the row declares unsupported: the report counts each as not checked"
+
+
+def not_runnable(item, compat) -> tuple[str, str] | None:
+    """Why a param cannot run on its row whatever it draws, and the operation it lacks if that is
+    why; None where it can run: the known spec's (``known_family``) where the registry has no
+    example of the family for the row and device (``examples_on``), a spec's whose
+    ``compat_requires`` operation the row declares unsupported, or whose ``compat_where``
+    condition the row does not meet."""
+    params = getattr(getattr(item, "callspec", None), "params", {})
+    row = params.get("xp")
+    if row is None:
+        return None
+    adapter = next(a for a in compat.adapters if a.id == row.backend_id)
+    if "known_family" in params:
+        info = row_info(adapter, row.fault, row.mode)
+        found = examples_on(compat.registry, compat.reference, info, row.device, params["known_family"])
+        return None if next(found, None) else (NO_EXAMPLE, "")
+    for mark in item.iter_markers("compat_requires"):
+        if adapter.unsupported(mark.args[0], row.mode) is not None:
+            return LACKS, mark.args[0]
+    for mark in item.iter_markers("compat_where"):
+        condition, otherwise = mark.args
+        if not condition(row, adapter):
+            return otherwise, ""
+    return None
+
+
+@pytest.hookimpl(trylast=True)  # after -k and -m: the summary counts what would have run
+def pytest_collection_modifyitems(config, items):
+    """What a row cannot run is not collected (``not_runnable``), and said once in the summary, per
+    reason and row; a param of an operation the row lacks still counts as not checked in the report:
+    the first process of the run to collect writes its Checks record (each xdist worker collects the
+    same items, and a supervised run's next child collects them again)."""
+    compat = session_of(config)
+    why = {id(item): reason for item in items if (reason := not_runnable(item, compat)) is not None}
+    if not why:
+        return
+    dropped = [item for item in items if id(item) in why]
+    lacked = [(item, why[id(item)][1]) for item in dropped if why[id(item)][0] == LACKS]
+    if lacked and not config.option.collectonly and first_to_collect(compat.run_directory):
+        for item, op in lacked:
+            compat.write(lacking(item, compat, item.callspec.params["xp"], op))
+    config.hook.pytest_deselected(items=dropped)
+    items[:] = [item for item in items if id(item) not in why]
+    counts = Counter((why[id(item)][0], str(item.callspec.params["xp"])) for item in dropped)
+    compat.not_collected = not_collected_lines(counts)
+    if hasattr(config, "workeroutput"):
+        config.workeroutput["compat_not_collected"] = compat.not_collected
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error):
+    """pytest-xdist's controller: a worker's lines of what was not collected (each worker's are the same)."""
+    compat = session_of(node.config)
+    compat.not_collected = compat.not_collected or getattr(node, "workeroutput", {}).get(
+        "compat_not_collected", []
+    )
+
+
+def first_to_collect(run_directory: Path) -> bool:
+    """Is this the run's first process to ask (its claim, a file in the run's folder)?"""
+    run_directory.mkdir(parents=True, exist_ok=True)
+    try:
+        (run_directory / "not-collected.claimed").open("x").close()
+    except FileExistsError:
+        return False
+    return True
+
+
+def not_collected_lines(counts: Counter) -> list[str]:
+    """A line per reason, the most params first: how many in all, and on which rows."""
+    by_reason: dict[str, dict[str, int]] = {}
+    for (reason, row), n in counts.items():
+        by_reason.setdefault(reason, {})[row] = n
+    return [
+        f"compat: not collected ({reason}): {sum(rows.values())} params: "
+        + ", ".join(f"{row} {n}" for row, n in sorted(rows.items()))
+        for reason, rows in sorted(by_reason.items(), key=lambda item: -sum(item[1].values()))
+    ]
+
+
+def lacking(item, compat, row: Row, op: str) -> records.Checks:
+    """The Checks record of a param not collected for an operation its row lacks, as the spec
+    would have written it on the first call it skipped (one case of ``op`` not checked)."""
+    adapter = next(a for a in compat.adapters if a.id == row.backend_id)
+    return records.Checks(
+        run_id=compat.run_id,
+        worker=compat.worker,
+        family=item.module.__name__.rsplit(".", 1)[-1],
+        spec=item.nodeid,
+        backend=row_info(adapter, row.fault, row.mode),
+        device=row.device,
+        reference=compat.reference.name,
+        cases={},
+        unsupported={op: adapter.unsupported(op, row.mode)},
+        unsupported_cases={op: 1},
+        tables=[mark.args[0] for mark in item.iter_markers("compat_table")],
+        input_class=input_class(item),
+    )
 
 
 def builtin_backends(session_adapters) -> tuple[str, ...]:

@@ -37,11 +37,11 @@ KINDS = (
 )
 
 
-@pytest.fixture(autouse=True)
-def eager_only(xp):
-    """The adapters declare these functions unsupported in a mode (Adapter.unsupported): skip at once."""
-    if xp.mode != "eager":
-        pytest.skip("the data type functions compute no array: an execution mode has nothing to compile")
+# the adapters declare these functions unsupported in a mode (Adapter.unsupported)
+pytestmark = pytest.mark.compat_where(
+    lambda row, backend: row.mode == "eager",
+    "the data type functions compute no array: an execution mode has nothing to compile",
+)
 
 
 def taken_by(op: str) -> list[str]:

@@ -32,15 +32,16 @@ FEWER = settings(max_examples=max(10, settings.default.max_examples // 4))
 small_shapes = hnp.array_shapes(min_dims=0, max_dims=2, min_side=1, max_side=3)
 
 
+@pytest.mark.compat_requires("grad")
 @pytest.mark.parametrize("dtype", FLOATS)
 @given(data=st.data())
 def test_gradient_of_random_programs(xp, dtype, data):
     """grad(f)(x0, x1, ...) has each input's shape and dtype and the derivative's values."""
-    xp.requires("grad")
     program = data.draw(programs(dtype), label="program")
     xp.check_gradient("grad", program, *program.inputs)
 
 
+@pytest.mark.compat_requires("grad")
 @pytest.mark.parametrize("dtype", FLOATS)
 @settings(max_examples=max(20, settings.default.max_examples // 2))  # JAX traces each program anew
 @given(data=st.data())
@@ -49,17 +50,16 @@ def test_gradient_of_linear_algebra(xp, dtype, data):
     where it is defined (det, slogdet's log|det|, inv, solve, cholesky, eigh's eigenvalues, eigvalsh,
     svdvals, the norms), x drawn there: well-conditioned, (symmetric) positive definite, separated
     eigenvalues or singular values, away from zero (compat.core.strategies.linalg_programs)."""
-    xp.requires("grad")
     program = data.draw(linalg_programs(dtype), label="program")
     xp.check_gradient("grad", program, *program.inputs)
 
 
+@pytest.mark.compat_requires("jacobian")
 @pytest.mark.parametrize("dtype", FLOATS)
 @FEWER
 @given(data=st.data())
 def test_jacobian_of_random_programs(xp, dtype, data):
     """jacobian(f)(x) of an array-valued f has shape f(x).shape + x.shape and the derivative's values."""
-    xp.requires("jacobian")
     shape = data.draw(small_shapes, label="shape")
     program = data.draw(
         programs(dtype, max_depth=3, max_inputs=1, scalar=False, shapes=[shape]), label="program"
@@ -67,12 +67,12 @@ def test_jacobian_of_random_programs(xp, dtype, data):
     xp.check_gradient("jacobian", program, *program.inputs)
 
 
+@pytest.mark.compat_requires("per_example_grad")
 @pytest.mark.parametrize("dtype", FLOATS)
 @FEWER
 @given(data=st.data())
 def test_per_example_gradients(xp, dtype, data):
     """A batched per-example gradient (vmap(grad), vectorized_map) equals the gradient of each example."""
-    xp.requires("per_example_grad")
     params_shape, example_shape = (
         data.draw(small_shapes, label="params shape"),
         data.draw(small_shapes, label="example shape"),
@@ -91,12 +91,12 @@ def test_per_example_gradients(xp, dtype, data):
     xp.check_gradient("per_example_grad", program, params, batch)
 
 
+@pytest.mark.compat_requires("hvp")
 @pytest.mark.parametrize("dtype", FLOATS)
 @FEWER
 @given(data=st.data())
 def test_hessian_vector_products(xp, dtype, data):
     """hvp(f)(x, v) is the derivative of grad(f) along v."""
-    xp.requires("hvp")
     shape = data.draw(small_shapes, label="shape")
     program = data.draw(programs(dtype, max_depth=3, max_inputs=1, shapes=[shape]), label="program")
     v = data.draw(arrays(dtype, shape, elements=program_elements(dtype)), label="v")
@@ -212,6 +212,7 @@ OUT_OF_BOUNDS = {
 }
 
 
+@pytest.mark.compat_requires("grad")
 @pytest.mark.parametrize(
     "table, cases",
     [
@@ -225,6 +226,5 @@ def test_gradient_conventions_survey(xp, table, cases):
     """Survey, not judgement: what each framework's gradient is where the derivative is undefined,
     the input is not a real float (int, bool, complex), or an index leaves the array (NumPy
     raises; JAX clamps reads and drops updates)."""
-    xp.requires("grad")
     for row, (program, shown) in cases.items():
         xp.observe(table, row, xp.survey.gradient_of(program, shown))

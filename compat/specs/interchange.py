@@ -72,18 +72,23 @@ def edge_values(name: str) -> np.ndarray:
     return np.concatenate([values, payloads.view(dtype)])
 
 
+ON_THE_DEFAULT_DEVICE = pytest.mark.compat_where(
+    lambda row, backend: row.device is None,
+    "from_dlpack keeps the producer's device (the standard): the producers are on theirs",
+)
+
+
 def laid_out(values: np.ndarray, layout: str) -> np.ndarray:
     """The values in a shape the layout takes: a matrix to transpose, rows to slice."""
     return values.reshape(2, -1) if layout != "contiguous" else values
 
 
+@ON_THE_DEFAULT_DEVICE
+@pytest.mark.compat_requires("from_dlpack_of")  # an execution mode has no buffer to import
 def test_every_producer_dtype_and_layout_keeps_every_bit(xp):
     """from_dlpack of each producer's array of every dtype, as made, transposed and sliced, with
     copy= None, True and False: the same dtype, shape, element order and bits as the values the
     producer made it of."""
-    xp.requires("from_dlpack_of")  # an execution mode has no buffer to import
-    if xp.device is not None:
-        pytest.skip("from_dlpack keeps the producer's device (the standard): the producers are on theirs")
     table = [
         (producer, name, layout, copy)
         for producer in producers(xp)
@@ -104,14 +109,13 @@ def any_values(name: str, shape) -> st.SearchStrategy[np.ndarray]:
     return hnp.arrays(dtypes.to_numpy(name), shape)
 
 
+@ON_THE_DEFAULT_DEVICE
+@pytest.mark.compat_requires("from_dlpack_of")  # an execution mode has no buffer to import
 @examples(0.25)
 @given(data=st.data())
 def test_arrays_of_any_shape_cross_bit_for_bit(xp, data):
     """Any producer's array of any dtype and shape (0-d and size-0 included; a transpose or a
     slice of two dimensions), imported with a drawn copy=, is the same array, bit for bit."""
-    xp.requires("from_dlpack_of")  # an execution mode has no buffer to import
-    if xp.device is not None:
-        pytest.skip("from_dlpack keeps the producer's device (the standard): the producers are on theirs")
     producer = data.draw(st.sampled_from(producers(xp)), label="producer")
     name = data.draw(st.sampled_from(dtypes.ALL), label="dtype")
     layout = data.draw(st.sampled_from(LAYOUTS), label="layout")
@@ -125,11 +129,11 @@ def test_arrays_of_any_shape_cross_bit_for_bit(xp, data):
     xp.check_exact("from_dlpack_of", x, **({} if copy is None else {"copy": copy}))
 
 
+@pytest.mark.compat_requires("from_dlpack_onto")  # an execution mode has no buffer to import
 def test_from_dlpack_onto_each_device_keeps_every_bit(xp):
     """from_dlpack(x, device=d) of each producer's array of every dtype (made on the producer's
     default device) is the same array on d, every bit, for each device d the backend sees (on a
     device row, that device): the consumer moves what the producer hands over."""
-    xp.requires("from_dlpack_onto")  # an execution mode has no buffer to import
     devices = [xp.device] if xp.device is not None else xp.backend.placement.devices()
     table = [
         (producer, name, device) for producer in producers(xp) for name in dtypes.ALL for device in devices
@@ -138,6 +142,8 @@ def test_from_dlpack_onto_each_device_keeps_every_bit(xp):
         xp.check_exact("from_dlpack_onto", exported(producer, edge_values(name)), device)
 
 
+@ON_THE_DEFAULT_DEVICE
+@pytest.mark.compat_requires("from_dlpack_written")  # an execution mode has no buffer to import
 @pytest.mark.parametrize("copy", [False, True], ids=["copy=False", "copy=True"])
 def test_copy_false_shares_memory_and_copy_true_copies(xp, copy):
     """from_dlpack(x, copy=False) never copies (the standard): the values a writable producer
@@ -145,9 +151,6 @@ def test_copy_false_shares_memory_and_copy_true_copies(xp, copy):
     array having held other bits before; from_dlpack(x, copy=True) always copies: the producer's
     writing other bits after the import leaves the result the values exported. Every writable
     producer, dtype and layout (a view writes its base's memory)."""
-    xp.requires("from_dlpack_written")  # an execution mode has no buffer to import
-    if xp.device is not None:
-        pytest.skip("from_dlpack keeps the producer's device (the standard): the producers are on theirs")
     if not producers(xp, writable=True):
         pytest.skip("no backend of the session writes its arrays in place (Interchange.writable)")
     write = "overwritten" if copy else "written"
@@ -204,12 +207,12 @@ def test_namespace_info_capabilities_are_what_the_backend_does(xp):
     xp.check_itself("info_capabilities", against=("shown_capabilities",))
 
 
+@pytest.mark.compat_requires("to_device")
 @given(data=st.data())
 @examples(0.25)
 def test_to_device_and_back_keeps_every_bit(xp, data):
     """x.to_device(d) for each device d the backend sees (compat's plug-in devices included; on
     a device row, back to the default one) is the same array on d, every bit kept."""
-    xp.requires("to_device")
     name = data.draw(st.sampled_from(dtypes.ALL), label="dtype")
     x = data.draw(
         any_values(name, hnp.array_shapes(min_dims=0, max_dims=2, min_side=0, max_side=3)), label="x"

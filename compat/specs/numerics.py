@@ -351,12 +351,11 @@ def policy_cases() -> dict[str, tuple]:
     }
 
 
+@pytest.mark.compat_where(lambda row, backend: bool(backend.POLICIES), "no mixed-precision policy")
 def test_mixed_precision_policy_survey(xp):
     """Survey: under each mixed-precision policy the backend offers (torch.autocast on the CPU,
     JAX's default_matmul_precision, Keras's global dtype policy), which operations run in which
     dtype, and how far their results move from the same backend's full-precision ones."""
-    if not xp.backend.POLICIES:
-        pytest.skip(f"{xp.backend.id} has no mixed-precision policy")
     for row, (op, *args) in policy_cases().items():
         cells = [f"{policy}: {xp.survey.under_policy(policy, op, *args)}" for policy in xp.backend.POLICIES]
         xp.observe("mixed precision: result dtype, and distance from full precision", row, "; ".join(cells))

@@ -114,13 +114,12 @@ def test_every_special_case_of_the_standard_with_a_python_scalar(xp):
                 xp.check_standard(op, *operands, clauses=[clauses[i] for i in where])
 
 
+@pytest.mark.compat_where(lambda row, backend: bool(backend.zero_order), "no order of -0 and +0 promised")
 def test_promised_order_of_signed_zeros(xp):
     """Where a backend promises an order of -0 and +0 (``Adapter.zero_order``: IEEE 754-2019
     maximum and minimum, -0 < +0), maximum and minimum of the two zeros give the ordered one in
     both argument orders; the standard leaves the sign open, so NumPy (the second argument) is no
     reference here."""
-    if not xp.backend.zero_order:
-        pytest.skip(f"{xp.backend.id} promises no order of -0 and +0")
     for op, promised in xp.backend.zero_order.items():
         for dtype in FLOATS:
             first = np.array([-0.0, 0.0], dtype=dtypes.to_numpy(dtype))
