@@ -6,7 +6,7 @@ pytest hooks write as records."""
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -457,11 +457,11 @@ def replay_examples(checker: Checker, wanted: Callable[[Case], bool]) -> None:
     checker's backend and device whose case is ``wanted``; each one's outcome (reproduced, or
     fixed in this version) goes to the ledger's ``replays``."""
     ledger = checker.ledger
-    session = checker.session
-    entries = session.registry.by_id()
-    for entry, example in examples_on(
-        session.registry, session.reference, checker.backend_info, checker.device, ledger.family
-    ):
+    if checker.backend.name == checker.session.reference.name:  # NumPy against itself
+        return
+    registry = checker.session.registry
+    entries = registry.by_id()
+    for entry, example in registry.examples_on(checker.backend_info, checker.device, ledger.family):
         if (case := replayable_case(example, checker)) is not None and wanted(case):
             ledger.replayed = []
             counted = ledger.unsupported_cases.total()
@@ -502,19 +502,6 @@ def replay_status(
         return "fixed", []
     overriding = all(entries[e].specificity(backend) < entry.specificity(backend) for e in hidden)
     return ("overridden" if overriding else "shadowed"), hidden
-
-
-def examples_on(
-    registry: Registry, reference: Adapter, info: records.Backend, device: str | None, family: str
-) -> Iterator[tuple[Entry, Example]]:
-    """The registry's examples of ``family`` for the row ``info`` on ``device`` (none for NumPy, the
-    reference, against itself), with their entries; without the framework, so the known spec's
-    params of a row and family without one are not collected (compat.harness.xp.not_runnable)."""
-    if info.name != reference.name:
-        for entry in (e for e in registry.entries if e.applies_to(info)):
-            yield from (
-                (entry, ex) for ex in entry.examples if ex.family == family and ex.replays_on(info, device)
-            )
 
 
 def replayable_case(example: Example, checker: Checker) -> Case | None:

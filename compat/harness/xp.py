@@ -16,7 +16,7 @@ from compat import adapters
 from compat.adapters import patches
 from compat.core.row import Row
 from compat.harness import casualties, supervision
-from compat.harness.checker import Checker, examples_on, row_info
+from compat.harness.checker import Checker, row_info
 from compat.harness.found import unwrap
 from compat.harness.plugin import session_of
 from compat.results import records, report
@@ -82,7 +82,7 @@ LACKS = "an operation the row declares unsupported: the report counts each as no
 def not_runnable(item, compat) -> tuple[str, str] | None:
     """Why a param cannot run on its row whatever it draws, and the operation it lacks if that is
     why; None where it can run: the known spec's (``known_family``) where the registry has no
-    example of the family for the row and device (``examples_on``), a spec's whose
+    example of the family for the row and device (``Registry.examples_on``), a spec's whose
     ``compat_requires`` operation the row declares unsupported, or whose ``compat_where``
     condition the row does not meet."""
     params = getattr(getattr(item, "callspec", None), "params", {})
@@ -90,10 +90,12 @@ def not_runnable(item, compat) -> tuple[str, str] | None:
     if row is None:
         return None
     adapter = next(a for a in compat.adapters if a.id == row.backend_id)
-    if "known_family" in params:
+    if "known_family" in params:  # NumPy, the reference, replays nothing against itself
         info = row_info(adapter, row.fault, row.mode)
-        found = examples_on(compat.registry, compat.reference, info, row.device, params["known_family"])
-        return None if next(found, None) else (NO_EXAMPLE, "")
+        found = compat.registry.examples_on(info, row.device, params["known_family"])
+        if adapter.name == compat.reference.name or next(found, None) is None:
+            return NO_EXAMPLE, ""
+        return None
     for mark in item.iter_markers("compat_requires"):
         if adapter.unsupported(mark.args[0], row.mode) is not None:
             return LACKS, mark.args[0]

@@ -56,6 +56,7 @@ from __future__ import annotations
 
 import re
 import tomllib
+from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from fnmatch import fnmatchcase
 from functools import cache
@@ -266,6 +267,18 @@ class Registry:
 
     def by_id(self) -> dict[str, Entry]:
         return {e.id: e for e in self.entries}
+
+    def examples_on(
+        self, backend: Backend, device: str | None, family: str
+    ) -> Iterator[tuple[Entry, Example]]:
+        """Its examples of ``family`` that replay on a row of ``backend`` (its version and config) on
+        ``device``, with their entries: decided without the framework, so the known spec's params of a
+        row and family without one are not collected (compat.harness.xp.not_runnable)."""
+        for entry in self.entries:
+            if entry.applies_to(backend):
+                for example in entry.examples:
+                    if example.family == family and example.replays_on(backend, device):
+                        yield entry, example
 
 
 def files_of(path: Path) -> list[Path]:
