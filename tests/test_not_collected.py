@@ -95,3 +95,16 @@ def test_the_summary_says_once_what_was_not_collected_and_the_report_still_count
     # (-k), each written once: numpy declares grad and jacobian unsupported
     assert len(counted) + len([r for r in run.checks if r.unsupported_cases.get("jacobian")]) == not_checked
     assert len({r.spec for r in counted}) == len(counted) > 0
+
+
+def test_without_xdist_the_header_says_it_under_pytests_collected_line(tmp_path):
+    process = run_pytest(
+        [str(SPECS / "placement.py"), "-k", "copies_are_bit_exact", "--backends", "numpy", "-p", "no:xdist"],
+        tmp_path,
+    )
+    assert process.returncode == 0, process.stdout[-3000:] + process.stderr[-3000:]
+    lines = process.stdout.splitlines()
+    collected = next(i for i, line in enumerate(lines) if line.startswith("collected "))
+    line = "compat: not collected (no device under test): 1 params: numpy 1"
+    assert lines[collected + 1] == line, lines[collected : collected + 2]
+    assert lines.count(line) == 2, process.stdout  # and in the summary

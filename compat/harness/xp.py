@@ -129,6 +129,11 @@ def pytest_collection_modifyitems(config, items):
         config.workeroutput["compat_not_collected"] = compat.not_collected
 
 
+def pytest_report_collectionfinish(config, start_path, items):
+    """Without xdist the lines follow pytest's 'collected N items' too (an xdist controller collects nothing)."""
+    return session_of(config).not_collected
+
+
 @pytest.hookimpl(optionalhook=True)
 def pytest_testnodedown(node, error):
     """pytest-xdist's controller: a worker's lines of what was not collected (each worker's are the same)."""
