@@ -120,7 +120,7 @@ def pytest_collection_modifyitems(config, items):
     lacked = [(item, why[id(item)][1]) for item in dropped if why[id(item)][0] == LACKS]
     if lacked and not config.option.collectonly and first_to_collect(compat.run_directory):
         for item, op in lacked:
-            compat.write(lacking(item, compat, item.callspec.params["xp"], op))
+            compat.write(lacking(item, compat, op))
     config.hook.pytest_deselected(items=dropped)
     items[:] = [item for item in items if id(item) not in why]
     counts = Counter((why[id(item)][0], str(item.callspec.params["xp"])) for item in dropped)
@@ -165,9 +165,10 @@ def not_collected_lines(counts: Counter) -> list[str]:
     ]
 
 
-def lacking(item, compat, row: Row, op: str) -> records.Checks:
+def lacking(item, compat, op: str) -> records.Checks:
     """The Checks record of a param not collected for an operation its row lacks, as the spec
     would have written it on the first call it skipped (one case of ``op`` not checked)."""
+    row: Row = item.callspec.params["xp"]
     adapter = next(a for a in compat.adapters if a.id == row.backend_id)
     return records.Checks(
         run_id=compat.run_id,
